@@ -1,0 +1,30 @@
+/*
+ * piox_node.h - host identity and node-local communicators (C ABI).
+ *
+ * A host is named as MPI_Get_processor_name names it, or by the PIOX_HOSTNAME
+ * environment variable, which lets tests and containers present one machine
+ * as several nodes. Two processes are on the same node when they share memory
+ * (MPI_COMM_TYPE_SHARED) and carry the same host name.
+ */
+#ifndef PIOX_NODE_H
+#define PIOX_NODE_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Writes this process's host name (NUL-terminated, at most MPI_MAX_PROCESSOR_NAME
+ * bytes including the NUL) into name. */
+int piox_host_name(char name[MPI_MAX_PROCESSOR_NAME]);
+
+/* Collective over comm. *node_comm holds the processes of comm on this process's
+ * node, ordered as in comm. Free it with MPI_Comm_free. */
+int piox_node_comm(MPI_Comm comm, MPI_Comm *node_comm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PIOX_NODE_H */

@@ -1,0 +1,117 @@
+// Configuration from PIOX_* variables and piox_* hints: see config.h.
+#include "config.h"
+
+#include "piox_log.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+namespace piox::shim {
+namespace {
+
+// A knob's value from text; false when the text is not one of its spellings.
+bool parse_switch(const std::string &text, bool *value)
+{
+    for (const char *on : {"on", "1", "yes", "true", "enable"})
+        if (text == on)
+            return *value = true, true;
+    for (const char *off : {"off", "0", "no", "false", "disable"})
+        if (text == off)
+            return *value = false, true;
+    return false;
+}
+
+bool parse_transport(const std::string &text, piox_sfp_transport *value)
+{
+    static const std::pair<const char *, piox_sfp_transport> names[] = {
+        {"auto", PIOX_SFP_TRANSPORT_AUTO},
+        {"shm", PIOX_SFP_TRANSPORT_SHM},
+        {"rma", PIOX_SFP_TRANSPORT_RMA}};
+    for (const auto &[name, transport] : names)
+        if (text == name)
+            return *value = transport, true;
+    return false;
+}
+
+bool parse_ordered_io(const std::string &text, bool *collective)
+{
+    if (text == "independent" || text == "collective")
+        return *collective = text == "collective", true;
+    return false;
+}
+
+// Applies one setting; a value the parser refuses keeps the current one, with a
+// message naming the source ("PIOX_SFP" or "hint piox_sfp").
+template <typename Value, typename Parser>
+void apply(const std::string &source, const std::string &text, Parser parse, Value *value,
+           const char *expected)
+{
+    if (!parse(text, value))
+        piox_warn("ignoring %s=\"%s\": expected %s", source.c_str(), text.c_str(), expected);
+}
+
+// Every per-file knob, once: its hint key, its variable, how to parse it.
+template <typename Visitor>
+void for_each_file_knob(FileConfig *config, Visitor visit)
+{
+    visit("piox_sfp", "PIOX_SFP", parse_switch, &config->sfp, "on or off");
+    visit("piox_sfp_transport", "PIOX_SFP_TRANSPORT", parse_transport,
+          &config->sfp_options.transport, "auto, shm or rma");
+    visit("piox_ordered_io", "PIOX_ORDERED_IO", parse_ordered_io,
+          &config->sfp_options.collective_ordered_io, "independent or collective");
+}
+
+JobConfig read_environment()
+{
+    JobConfig job;
+    for_each_file_knob(&job.file_defaults, [](const char *, const char *variable, auto parse,
+                                              auto *value, const char *expected) {
+        if (const char *text = std::getenv(variable); text != nullptr && text[0] != '\0')
+            apply(variable, text, parse, value, expected);
+    });
+    if (const char *text = std::getenv("PIOX_STATS"); text != nullptr && text[0] != '\0')
+        apply("PIOX_STATS", text, parse_switch, &job.stats, "on or off");
+    return job;
+}
+
+}  // namespace
+
+const JobConfig &job_config()
+{
+    static const JobConfig job = read_environment();
+    return job;
+}
+
+int file_config(MPI_Comm comm, MPI_Info info, FileConfig *config)
+{
+    *config = job_config().file_defaults;
+    if (info != MPI_INFO_NULL) {
+        for_each_file_knob(config, [info](const char *hint, const char *, auto parse, auto *value,
+                                          const char *expected) {
+            char text[MPI_MAX_INFO_VAL + 1] = {};
+            int found = 0;
+            if (PMPI_Info_get(info, hint, MPI_MAX_INFO_VAL, text, &found) == MPI_SUCCESS && found)
+                apply(std::string("hint ") + hint, text, parse, value, expected);
+        });
+    }
+    // Agreement: each setting's maximum and the maximum of its negation.
+    const int mine[3] = {config->sfp, static_cast<int>(config->sfp_options.transport),
+                         config->sfp_options.collective_ordered_io};
+    int bounds[6], all[6];
+    for (int i = 0; i < 3; i++) {
+        bounds[i] = mine[i];
+        bounds[3 + i] = -mine[i];
+    }
+    int rc = PMPI_Allreduce(bounds, all, 6, MPI_INT, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (int i = 0; i < 3; i++)
+        if (all[i] != -all[3 + i])
+            return MPI_ERR_NOT_SAME;
+    return MPI_SUCCESS;
+}
+
+}  // namespace piox::shim

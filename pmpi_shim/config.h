@@ -1,0 +1,33 @@
+// Configuration: per job from PIOX_* environment variables (read once, at the
+// first wrapped call), per file from piox_* info hints, which override them.
+// README.md has the table of every knob.
+#ifndef PIOX_SHIM_CONFIG_H
+#define PIOX_SHIM_CONFIG_H
+
+#include "sfp_file.h"
+
+#include <mpi.h>
+
+namespace piox::shim {
+
+struct FileConfig {
+    bool sfp = true;  // the shared-file-pointer part manages this file
+    mpiio::SfpOptions sfp_options;
+};
+
+struct JobConfig {
+    FileConfig file_defaults;
+    bool stats = false;  // PIOX_STATS: print per-file statistics at close
+};
+
+const JobConfig &job_config();
+
+// Collective over comm: the job's defaults overridden by info's piox_* hints. Bad
+// values are reported on stderr and replaced by the default. Returns
+// MPI_ERR_NOT_SAME on every process when the result differs between processes,
+// since the processes must agree on how the file is managed.
+int file_config(MPI_Comm comm, MPI_Info info, FileConfig *config);
+
+}  // namespace piox::shim
+
+#endif

@@ -1,0 +1,17 @@
+// The shim's own handlers (part `lifecycle` in routines.def): opening and closing
+// files, which creates and destroys their records, and finalisation.
+#ifndef PIOX_SHIM_LIFECYCLE_H
+#define PIOX_SHIM_LIFECYCLE_H
+
+#include <mpi.h>
+
+namespace piox::shim::lifecycle {
+
+int Finalize(decltype(&PMPI_Finalize) real);
+int File_open(decltype(&PMPI_File_open) real, MPI_Comm comm, const char *filename, int amode,
+              MPI_Info info, MPI_File *fh);
+int File_close(decltype(&PMPI_File_close) real, MPI_File *fh);
+
+}  // namespace piox::shim::lifecycle
+
+#endif

@@ -1,0 +1,25 @@
+// Per-file statistics: one line per process and file, listing the routines piox
+// took over and how often each was called.
+#include "stats.h"
+
+#include "piox_log.h"
+
+#include <string>
+
+namespace piox::shim {
+
+void print_file_stats(const FileRecord &record)
+{
+    std::string line;
+    for (size_t i = 0; i < kRoutineCount; i++) {
+        const uint64_t n = record.calls[i].load(std::memory_order_relaxed);
+        if (n != 0)
+            line += std::string(" ") + kRoutineNames[i] + "=" + std::to_string(n);
+    }
+    const char *name = record.sfp ? record.sfp->filename.c_str() : "?";
+    const char *transport = record.sfp ? piox_sfp_transport_name(record.sfp->pointer) : "off";
+    piox_warn("stats '%s': shared pointer %s;%s", name, transport,
+              line.empty() ? " no calls taken over" : line.c_str());
+}
+
+}  // namespace piox::shim
