@@ -44,7 +44,7 @@ class ShmTransport final : public SfpTransport {
 public:
     ShmTransport(MPI_Comm comm, MPI_Win win, ShmHeader *header, int rank, int size)
         : comm_(comm), win_(win), header_(header), rank_(rank), size_(size),
-          posted_(reinterpret_cast<int64_t *>(header + 1)), results_(posted_ + size)
+          posted_(reinterpret_cast<MPI_Offset *>(header + 1)), results_(posted_ + size)
     {
     }
 
@@ -110,7 +110,7 @@ private:
     // Posts value, waits for every process, and returns this process's result. The
     // last process to arrive runs step(), which reads posted_ and fills results_.
     template <typename Step>
-    int rendezvous(int64_t value, int64_t *result, Step step)
+    int rendezvous(MPI_Offset value, MPI_Offset *result, Step step)
     {
         const uint32_t generation = header_->generation.load(std::memory_order_acquire);
         posted_[rank_] = value;
@@ -152,8 +152,8 @@ private:
     ShmHeader *header_;
     int rank_;
     int size_;
-    int64_t *posted_;   // size_ slots: each process's contribution
-    int64_t *results_;  // size_ slots: each process's answer
+    MPI_Offset *posted_;   // size_ slots: each process's contribution
+    MPI_Offset *results_;  // size_ slots: each process's answer
 };
 
 }  // namespace
@@ -164,7 +164,7 @@ int make_shm_transport(MPI_Comm comm, MPI_Offset initial, std::unique_ptr<SfpTra
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
     const MPI_Aint bytes = static_cast<MPI_Aint>(sizeof(ShmHeader) +
-                                                 2 * sizeof(int64_t) * static_cast<size_t>(size));
+                                                 2 * sizeof(MPI_Offset) * static_cast<size_t>(size));
 
     MPI_Win win = MPI_WIN_NULL;
     void *mine = nullptr;
