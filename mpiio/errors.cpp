@@ -1,36 +1,62 @@
 // MPI-IO error reporting: see errors.h.
 #include "errors.h"
 
+#include <dlfcn.h>
+
 #include <map>
 #include <mutex>
 
 namespace piox::mpiio {
 namespace {
 
-// MPI offers a limited number of user error codes; messages that repeat (the same
-// cause on the same file) share one.
+// MPICH cannot attach a message to a new code of a predefined class through
+// MPI_Add_error_code (MPI_Error_string then prints an unrelated message), so on
+// MPICH use its own error-stack constructor, as ROMIO does; it is found at run time
+// so that the same source serves other MPIs.
+using MpichCreateCode = int (*)(int lastcode, int fatal, const char fcname[], int line,
+                                int error_class, const char generic_msg[],
+                                const char specific_msg[], ...);
+
+MpichCreateCode mpich_create_code()
+{
+    static const auto found =
+        reinterpret_cast<MpichCreateCode>(dlsym(RTLD_DEFAULT, "MPIR_Err_create_code"));
+    return found;
+}
+
+// Elsewhere, user codes from MPI_Add_error_code. MPI offers a limited number of
+// them; messages that repeat (the same cause on the same file) share one.
 constexpr size_t kMaxCachedMessages = 256;
 
 std::mutex cache_mutex;
 std::map<std::string, int> cached_codes;
 
-}  // namespace
-
-int error_code(int error_class, const std::string &message)
+int added_error_code(int error_class, const std::string &text)
 {
-    const std::string text = "piox: " + message;
     std::lock_guard<std::mutex> lock(cache_mutex);
     auto found = cached_codes.find(text);
     if (found != cached_codes.end())
         return found->second;
     if (cached_codes.size() >= kMaxCachedMessages)
         return error_class;
-    int code = error_class;
-    if (PMPI_Add_error_code(error_class, &code) != MPI_SUCCESS)
+    int code = error_class, check = -1;
+    if (PMPI_Add_error_code(error_class, &code) != MPI_SUCCESS ||
+        PMPI_Error_class(code, &check) != MPI_SUCCESS || check != error_class)
         return error_class;
     PMPI_Add_error_string(code, text.c_str());
     cached_codes.emplace(text, code);
     return code;
+}
+
+}  // namespace
+
+int error_code(int error_class, const std::string &message)
+{
+    const std::string text = "piox: " + message;
+    if (MpichCreateCode create = mpich_create_code())
+        return create(MPI_SUCCESS, /* recoverable */ 0, "piox", 0, error_class, "**io", "%s",
+                      text.c_str());
+    return added_error_code(error_class, text);
 }
 
 int raise_code(MPI_File fh, int code)

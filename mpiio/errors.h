@@ -9,8 +9,8 @@
 
 namespace piox::mpiio {
 
-// An error code of class error_class whose MPI_Error_string is message. Codes are
-// cached per message; past the cache's bound the bare class is returned.
+// An error code of class error_class whose MPI_Error_string includes message. Where
+// the MPI library cannot make one, the bare class.
 int error_code(int error_class, const std::string &message);
 
 // Invokes fh's error handler (the default file error handler when fh is

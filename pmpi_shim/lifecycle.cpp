@@ -79,3 +79,14 @@ int Finalize(decltype(&PMPI_Finalize) real)
 }
 
 }  // namespace piox::shim::lifecycle
+
+namespace piox::shim {
+
+int closed_handle_error(Routine routine)
+{
+    return mpiio::raise_error(MPI_FILE_NULL, MPI_ERR_FILE,
+                              std::string(kRoutineNames[static_cast<size_t>(routine)]) +
+                                  ": the file handle belongs to a file that was closed");
+}
+
+}  // namespace piox::shim

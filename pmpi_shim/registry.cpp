@@ -1,15 +1,27 @@
 // The per-file state registry: see registry.h.
 #include "registry.h"
 
+#include <deque>
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
 
 namespace piox::shim {
 
+namespace {
+constexpr size_t kRememberedCloses = 1024;
+}
+
 struct FileRegistry::Impl {
     mutable std::shared_mutex mutex;
     std::unordered_map<MPI_File, std::shared_ptr<FileRecord>> records;
+    std::deque<MPI_File> closed;  // oldest first, at most kRememberedCloses
+
+    void forget_closed(MPI_File fh)
+    {
+        for (auto it = closed.begin(); it != closed.end();)
+            it = *it == fh ? closed.erase(it) : it + 1;
+    }
 };
 
 FileRegistry::Impl &FileRegistry::impl() const
@@ -21,6 +33,7 @@ FileRegistry::Impl &FileRegistry::impl() const
 void FileRegistry::add(MPI_File fh, std::shared_ptr<FileRecord> record)
 {
     std::unique_lock lock(impl().mutex);
+    impl().forget_closed(fh);  // the library reused the handle of a closed file
     impl().records[fh] = std::move(record);
 }
 
@@ -39,6 +52,9 @@ std::shared_ptr<FileRecord> FileRegistry::remove(MPI_File fh)
         return nullptr;
     auto record = std::move(found->second);
     impl().records.erase(found);
+    impl().closed.push_back(fh);
+    if (impl().closed.size() > kRememberedCloses)
+        impl().closed.pop_front();
     return record;
 }
 
@@ -50,6 +66,15 @@ std::vector<std::shared_ptr<FileRecord>> FileRegistry::remove_all()
         all.push_back(std::move(entry.second));
     impl().records.clear();
     return all;
+}
+
+bool FileRegistry::was_closed(MPI_File fh) const
+{
+    std::shared_lock lock(impl().mutex);
+    for (MPI_File closed : impl().closed)
+        if (closed == fh)
+            return true;
+    return false;
 }
 
 FileRegistry &file_registry()

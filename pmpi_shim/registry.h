@@ -33,6 +33,10 @@ public:
     std::shared_ptr<FileRecord> find(MPI_File fh) const;
     std::shared_ptr<FileRecord> remove(MPI_File fh);
     std::vector<std::shared_ptr<FileRecord>> remove_all();
+    // True when fh was a managed file that has been closed (and its handle not
+    // reused since): calls on it get MPI_ERR_FILE instead of reaching the library
+    // with a dangling handle. The most recent closes are remembered.
+    bool was_closed(MPI_File fh) const;
 
 private:
     struct Impl;

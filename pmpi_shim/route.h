@@ -8,6 +8,10 @@
 
 namespace piox::shim {
 
+// MPI_ERR_FILE through the default file error handler, for a handle that belongs
+// to a file already closed.
+int closed_handle_error(Routine routine);
+
 struct lifecycle_part {};
 struct sfp_part {};
 
@@ -23,6 +27,8 @@ template <auto Handler, typename Real, typename... Rest>
 int route(sfp_part, Routine routine, Real real, MPI_File fh, Rest... rest)
 {
     std::shared_ptr<FileRecord> record = file_registry().find(fh);
+    if (record == nullptr && fh != MPI_FILE_NULL && file_registry().was_closed(fh))
+        return closed_handle_error(routine);
     if (record == nullptr || record->sfp == nullptr)
         return real(fh, rest...);
     record->count(routine);

@@ -1,0 +1,57 @@
+/*
+ * testlib.h - small helpers shared by the C test programs: failure reporting that
+ * names the rank and the line, and a check that an MPI call failed with a given
+ * error class. A program that found no failure prints " No Errors" on rank 0 (as
+ * ROMIO's tests do) and exits 0; otherwise it exits 1.
+ */
+#ifndef PIOX_TESTLIB_H
+#define PIOX_TESTLIB_H
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int testlib_failures;
+
+#define CHECK(cond, ...)                                                          \
+    do {                                                                          \
+        if (!(cond)) {                                                            \
+            int rank_;                                                            \
+            MPI_Comm_rank(MPI_COMM_WORLD, &rank_);                                \
+            fprintf(stderr, "FAIL rank %d %s:%d: ", rank_, __FILE__, __LINE__);   \
+            fprintf(stderr, __VA_ARGS__);                                         \
+            fprintf(stderr, "\n");                                                \
+            testlib_failures++;                                                   \
+        }                                                                         \
+    } while (0)
+
+/* The call must succeed. */
+#define CHECK_MPI(call) CHECK((call) == MPI_SUCCESS, "%s failed", #call)
+
+/* The call must fail with error class expected_class. */
+#define CHECK_ERROR_CLASS(call, expected_class)                                    \
+    do {                                                                           \
+        int code_ = (call), class_ = MPI_SUCCESS;                                  \
+        if (code_ != MPI_SUCCESS)                                                  \
+            MPI_Error_class(code_, &class_);                                       \
+        CHECK(class_ == (expected_class), "%s: error class %d, expected %s (%d)", \
+              #call, class_, #expected_class, expected_class);                     \
+    } while (0)
+
+/* Collective over MPI_COMM_WORLD: prints the verdict and returns the exit status. */
+static int testlib_finish(void)
+{
+    int all = 0, rank = 0;
+    MPI_Allreduce(&testlib_failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) {
+        if (all == 0)
+            printf(" No Errors\n");
+        else
+            printf(" Found %d errors\n", all);
+        fflush(stdout);
+    }
+    return all == 0 ? 0 : 1;
+}
+
+#endif
