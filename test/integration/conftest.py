@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -17,35 +18,55 @@ PIOX_LIB = Path(os.environ.get("PIOX_LIB", BUILD / "pmpi_shim" / ".libs" / "libp
 PROGRAMS = BUILD / "test" / "programs"
 LOCKLESS_FS = BUILD / "test" / "fixtures" / "lockless_fs" / "piox-lockless-fs"
 MPIEXEC = os.environ.get("MPIEXEC", "mpiexec")
+OPENMPI_BUILD = Path(os.environ.get("PIOX_OPENMPI_BUILD_DIR", REPO / "_build" / "openmpi"))
+OPENMPI_LIB = OPENMPI_BUILD / "pmpi_shim" / ".libs" / "libpiox.so"
 DEFAULT_TIMEOUT = 300
 
 
 class MpiRun:
-    """Runs an MPI program with `mpiexec -n N`, with or without libpiox preloaded."""
+    """Runs an MPI program with `mpiexec -n N`, with or without libpiox preloaded.
 
-    def __init__(self, launcher=MPIEXEC, library=PIOX_LIB, env_flag="-genv"):
+    hosts=["a", "b"] presents the machine as several nodes: the ranks are split into
+    consecutive groups, one per name, each with its own PIOX_HOSTNAME.
+    """
+
+    def __init__(self, launcher=MPIEXEC, library=PIOX_LIB, env_flag="-genv", local_env_flag="-env",
+                 extra_args=()):
         self.launcher = launcher
         self.library = library
         self.env_flag = env_flag
+        self.local_env_flag = local_env_flag
+        self.extra_args = list(extra_args)
 
-    def command(self, n, argv, piox=True, env=None):
-        cmd = [self.launcher, "-n", str(n)]
+    def command(self, n, argv, piox=True, env=None, hosts=None):
+        cmd = [self.launcher] + self.extra_args
         settings = dict(env or {})
         if piox:
             settings["LD_PRELOAD"] = str(self.library)
         for key, value in settings.items():
-            cmd += self._env_args(key, value)
-        return cmd + [str(a) for a in argv]
+            cmd += self._env_args(self.env_flag, key, value)
+        argv = [str(a) for a in argv]
+        if not hosts:
+            return cmd + ["-n", str(n)] + argv
+        for i, host in enumerate(hosts):
+            share = n // len(hosts) + (1 if i < n % len(hosts) else 0)
+            if i:
+                cmd.append(":")
+            cmd += ["-n", str(share)] + self._env_args(self.local_env_flag, "PIOX_HOSTNAME", host)
+            cmd += argv
+        return cmd
 
-    def _env_args(self, key, value):
-        if self.env_flag == "-x":  # Open MPI
+    @staticmethod
+    def _env_args(flag, key, value):
+        if flag == "-x":  # Open MPI
             return ["-x", f"{key}={value}"]
-        return [self.env_flag, key, str(value)]
+        return [flag, key, str(value)]
 
-    def __call__(self, n, argv, piox=True, env=None, timeout=DEFAULT_TIMEOUT, check=False):
-        cmd = self.command(n, argv, piox=piox, env=env)
+    def __call__(self, n, argv, piox=True, env=None, hosts=None, timeout=DEFAULT_TIMEOUT,
+                 check=False):
+        cmd = self.command(n, argv, piox=piox, env=env, hosts=hosts)
         result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                                env=_clean_env())
+                                env=_clean_env(), errors="replace")
         if check and result.returncode != 0:
             pytest.fail(f"{' '.join(cmd)} exited {result.returncode}\n"
                         f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}")
@@ -65,14 +86,33 @@ def mpirun():
     return MpiRun()
 
 
-@pytest.fixture(scope="session")
-def program():
+def _program_finder(programs, build):
     def find(name):
-        path = PROGRAMS / name
+        path = programs / name
         if not path.exists():
-            pytest.fail(f"test program {path} is missing: run `make check` in {BUILD}")
+            pytest.fail(f"test program {path} is missing: run `make check` in {build}")
         return path
     return find
+
+
+@pytest.fixture(scope="session")
+def program():
+    return _program_finder(PROGRAMS, BUILD)
+
+
+@pytest.fixture(scope="session")
+def openmpi_run():
+    """Like mpirun, for Open MPI and the libpiox built for it (_build/openmpi)."""
+    if not shutil.which("mpirun.openmpi") or not OPENMPI_LIB.exists():
+        pytest.skip("Open MPI or its libpiox build (_build/openmpi) is not installed")
+    # Open MPI's -x exports to every rank; per-segment settings use the same flag.
+    return MpiRun(launcher="mpirun.openmpi", library=OPENMPI_LIB, env_flag="-x",
+                  local_env_flag="-x", extra_args=["--allow-run-as-root", "--oversubscribe"])
+
+
+@pytest.fixture(scope="session")
+def openmpi_program():
+    return _program_finder(OPENMPI_BUILD / "test" / "programs", OPENMPI_BUILD)
 
 
 @pytest.fixture(scope="session")
@@ -86,9 +126,20 @@ def lockless_mount():
     try:
         yield mountpoint
     finally:
-        subprocess.run(["fusermount3", "-u", str(mountpoint)], check=False, timeout=30)
+        _unmount(mountpoint)
         shutil.rmtree(backing, ignore_errors=True)
-        shutil.rmtree(mountpoint, ignore_errors=True)
+        os.rmdir(mountpoint)  # fails, rather than deleting through a live mount
+
+
+def _unmount(mountpoint, attempts=50):
+    """fusermount3 -u, retried: right after a job aborts, its processes may still
+    hold files open on the mount for a moment ("Device or resource busy")."""
+    for _ in range(attempts):
+        if subprocess.run(["fusermount3", "-u", str(mountpoint)], capture_output=True,
+                          timeout=30).returncode == 0:
+            return
+        time.sleep(0.2)
+    pytest.fail(f"cannot unmount {mountpoint}")
 
 
 @pytest.fixture

@@ -1,0 +1,148 @@
+"""Shared and ordered file pointers under piox, on a normal directory and on the
+lockless FUSE file system, with real mpiexec and byte-by-byte checks of the files.
+
+The C programs are in test/programs (see their headers); records_check verifies
+record files (every record exactly once, no gap, no overlap, rank order for ordered
+mode) and read-back chunk files.
+"""
+import re
+import subprocess
+
+import pytest
+
+RANKS = 8
+RECORDS_PER_RANK = 5000
+SEED = 42
+CHUNK = 65536
+
+
+def hidden_files(directory):
+    """ROMIO's hidden shared-pointer files (.NAME.shfp.NUMBER) in directory."""
+    return sorted(p.name for p in directory.iterdir() if ".shfp" in p.name)
+
+
+def records_check(program, *args):
+    result = subprocess.run([str(program("records_check"))] + [str(a) for a in args],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def passed(result):
+    assert result.returncode == 0 and " No Errors" in result.stdout, (
+        f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}")
+
+
+@pytest.fixture(scope="module")
+def written_file(tmp_path_factory, mpirun, program):
+    """One file of 8 x 5000 records written with write_shared, for the read tests."""
+    path = tmp_path_factory.mktemp("written") / "records"
+    passed(mpirun(RANKS, [program("records"), path, "write_shared", RECORDS_PER_RANK, SEED]))
+    return path
+
+
+@pytest.mark.parametrize("mode", ["write_shared", "iwrite_shared", "write_ordered",
+                                  "write_ordered_split"])
+def test_every_record_exactly_once(mode, any_dir, mpirun, program):
+    path = any_dir / "records"
+    passed(mpirun(RANKS, [program("records"), path, mode, RECORDS_PER_RANK, SEED]))
+    ordered = ["ordered"] if mode.startswith("write_ordered") else []
+    out = records_check(program, path, "records", RANKS, RECORDS_PER_RANK, SEED, *ordered)
+    assert f"records={RANKS * RECORDS_PER_RANK} " in out
+    assert hidden_files(any_dir) == []
+
+
+@pytest.mark.parametrize("mode", ["read_shared", "read_ordered"])
+def test_reading_back_returns_every_byte_once(mode, written_file, mpirun, program):
+    passed(mpirun(RANKS, [program("records"), written_file, mode, CHUNK]))
+    ordered = ["ordered"] if mode == "read_ordered" else []
+    out = records_check(program, written_file, "chunks", RANKS, CHUNK, *ordered)
+    size = written_file.stat().st_size
+    assert f"bytes_read={size} ok" in out
+
+
+@pytest.mark.parametrize("mode", ["write_shared", "write_ordered"])
+def test_several_nodes_use_mpi_atomics(mode, tmp_path, mpirun, program):
+    """PIOX_HOSTNAME splits the ranks into two "nodes": the pointer then lives on
+    rank 0 behind MPI_Fetch_and_op instead of in shared memory."""
+    path = tmp_path / "records"
+    result = mpirun(4, [program("records"), path, mode, 2000, SEED], hosts=["nodeA", "nodeB"],
+                    env={"PIOX_DEBUG": "1"})
+    passed(result)
+    assert "transport rma (several nodes)" in result.stderr
+    ordered = ["ordered"] if mode == "write_ordered" else []
+    records_check(program, path, "records", 4, 2000, SEED, *ordered)
+
+
+def liveness(mpirun, program, directory, env=None):
+    path = directory / "live"
+    result = mpirun(RANKS, [program("liveness"), path, 1000], env=env)
+    passed(result)
+    records_check(program, path, "records", RANKS, 1000, 7)
+    match = re.search(r"writers_waited=(\d)", result.stdout)
+    assert match, result.stdout
+    return match.group(1) == "1"
+
+
+def test_writers_do_not_wait_for_the_host(any_dir, mpirun, program):
+    """The host sleeps 3 s outside MPI; 7 ranks x 1000 write_shared finish first."""
+    assert not liveness(mpirun, program, any_dir)
+
+
+def test_liveness_check_detects_waiting(tmp_path, mpirun, program):
+    """The same check catches a transport that needs the host: MPICH's (ch4:ucx)
+    MPI_Fetch_and_op waits for the target to enter MPI."""
+    assert liveness(mpirun, program, tmp_path, env={"PIOX_SFP_TRANSPORT": "rma"})
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 4, 8])
+def test_views_positions_append_and_seek(ranks, any_dir, mpirun, program):
+    passed(mpirun(ranks, [program("views"), any_dir]))
+    assert hidden_files(any_dir) == []
+
+
+@pytest.mark.parametrize("ranks", [1, 4])
+def test_bad_input_reports_errors(ranks, any_dir, mpirun, program):
+    passed(mpirun(ranks, [program("errors"), any_dir]))
+
+
+def test_hints_switch_off_and_must_agree(tmp_path, mpirun, program):
+    result = mpirun(4, [program("hints"), tmp_path])
+    passed(result)
+    assert "hidden_file_with_piox_sfp_off=1" in result.stdout  # ROMIO's own pointer
+    assert "hidden_file_with_bad_value=0" in result.stdout     # piox's
+    assert 'ignoring hint piox_sfp="maybe": expected on or off' in result.stderr
+
+
+def test_environment_switch_turns_piox_off(tmp_path, lockless_dir, mpirun, program):
+    """PIOX_SFP=off: the library's shared pointer again; on the lockless file system
+    that means ROMIO's abort."""
+    normal = mpirun(2, [program("records"), tmp_path / "r", "write_shared", 10, SEED],
+                    env={"PIOX_SFP": "off", "PIOX_STATS": "1"})
+    passed(normal)
+    assert "stats" not in normal.stderr
+    lockless = mpirun(2, [program("records"), lockless_dir / "r", "write_shared", 10, SEED],
+                      env={"PIOX_SFP": "off"})
+    assert lockless.returncode != 0
+    assert "File locking failed" in lockless.stdout + lockless.stderr
+
+
+def test_stock_mpich_aborts_on_lockless_and_piox_does_not(lockless_dir, mpirun, program):
+    args = [program("records"), lockless_dir / "r", "write_shared", 100, SEED]
+    stock = mpirun(4, args, piox=False)
+    assert stock.returncode != 0
+    assert "File locking failed in ADIOI_GEN_SetLock" in stock.stdout + stock.stderr
+    (lockless_dir / "r").unlink()
+    for hidden in hidden_files(lockless_dir):
+        (lockless_dir / hidden).unlink()
+    passed(mpirun(4, args))
+    records_check(program, lockless_dir / "r", "records", 4, 100, SEED)
+
+
+def test_stats_show_what_piox_took_over(tmp_path, mpirun, program):
+    result = mpirun(2, [program("records"), tmp_path / "r", "write_ordered", 3, SEED],
+                    env={"PIOX_STATS": "1"})
+    passed(result)
+    lines = [l for l in result.stderr.splitlines() if "stats" in l]
+    assert len(lines) == 2, result.stderr
+    assert all("shared pointer shm" in l and "MPI_File_write_ordered=3" in l for l in lines)
