@@ -49,8 +49,10 @@ int ordered_access(SfpFile &file, const char *routine, Direction direction, Buff
     return Independent(file.fh, offset, buf, count, datatype, status);
 }
 
-// Split collectives: the begin call claims the offset and starts a nonblocking
-// transfer; the end call waits for it.
+// Split collectives. The begin call claims the offset and moves the data at once
+// (MPI lets begin do all the work); the end call hands back the stored status. A
+// nonblocking transfer would gain nothing here: ROMIO completes MPI_File_iwrite_at
+// through POSIX aio, whose completion MPI_Wait polls in a busy loop.
 template <auto Independent, auto CollectiveBegin, typename Buffer>
 int ordered_begin(SfpFile &file, const char *routine, Direction direction, Buffer buf, int count,
                   MPI_Datatype datatype)
@@ -58,14 +60,17 @@ int ordered_begin(SfpFile &file, const char *routine, Direction direction, Buffe
     MPI_Offset offset = 0;
     int local_error = MPI_SUCCESS;
     int rc = claim_ordered(file, routine, direction, count, datatype, &offset, &local_error);
+    const SplitOrdered started = direction == Direction::read ? SplitOrdered::read
+                                                              : SplitOrdered::write;
     if (file.options.collective_ordered_io) {
         const bool skip = rc != MPI_SUCCESS || local_error != MPI_SUCCESS;
+        // A process that failed still joins the collective, unless another split
+        // collective is what it failed on.
         if (!skip || file.split == SplitOrdered::none) {
             int io = CollectiveBegin(file.fh, offset, buf, skip ? 0 : count,
                                      skip ? MPI_BYTE : datatype);
             if (io == MPI_SUCCESS)
-                file.split = direction == Direction::read ? SplitOrdered::read
-                                                          : SplitOrdered::write;
+                file.split = started;
             if (!skip)
                 return io;
         }
@@ -74,9 +79,9 @@ int ordered_begin(SfpFile &file, const char *routine, Direction direction, Buffe
         return raise_code(file.fh, local_error);
     if (rc != MPI_SUCCESS)
         return raise_code(file.fh, rc);
-    rc = Independent(file.fh, offset, buf, count, datatype, &file.split_request);
+    rc = Independent(file.fh, offset, buf, count, datatype, &file.split_status);
     if (rc == MPI_SUCCESS)
-        file.split = direction == Direction::read ? SplitOrdered::read : SplitOrdered::write;
+        file.split = started;
     return rc;
 }
 
@@ -91,8 +96,9 @@ int ordered_end(SfpFile &file, const char *routine, SplitOrdered expected, Buffe
     file.split = SplitOrdered::none;
     if (file.options.collective_ordered_io)
         return CollectiveEnd(file.fh, buf, status);
-    int rc = PMPI_Wait(&file.split_request, status);
-    return rc == MPI_SUCCESS ? rc : raise_code(file.fh, rc);
+    if (status != MPI_STATUS_IGNORE)
+        *status = file.split_status;
+    return MPI_SUCCESS;
 }
 
 }  // namespace
@@ -113,13 +119,13 @@ int File_write_ordered(SfpFile &file, const void *buf, int count, MPI_Datatype d
 
 int File_read_ordered_begin(SfpFile &file, void *buf, int count, MPI_Datatype datatype)
 {
-    return ordered_begin<PMPI_File_iread_at, PMPI_File_read_at_all_begin>(
+    return ordered_begin<PMPI_File_read_at, PMPI_File_read_at_all_begin>(
         file, "MPI_File_read_ordered_begin", Direction::read, buf, count, datatype);
 }
 
 int File_write_ordered_begin(SfpFile &file, const void *buf, int count, MPI_Datatype datatype)
 {
-    return ordered_begin<PMPI_File_iwrite_at, PMPI_File_write_at_all_begin>(
+    return ordered_begin<PMPI_File_write_at, PMPI_File_write_at_all_begin>(
         file, "MPI_File_write_ordered_begin", Direction::write, buf, count, datatype);
 }
 

@@ -49,15 +49,9 @@ int attach(MPI_File fh, MPI_Comm comm, const char *filename, int amode,
 
 int detach(SfpFile &file)
 {
-    if (file.split != SplitOrdered::none) {
-        // Erroneous (MPI-3.1 13.4.5), but do not leak the transfer.
+    if (file.split != SplitOrdered::none)
         piox_warn("'%s' closed with a split ordered collective outstanding",
-                  file.filename.c_str());
-        MPI_Status ignored;
-        if (file.split_request != MPI_REQUEST_NULL)
-            PMPI_Wait(&file.split_request, &ignored);
-        file.split = SplitOrdered::none;
-    }
+                  file.filename.c_str());  // erroneous (MPI-3.1 13.4.5); the data has moved
     int rc = piox_sfp_free(&file.pointer);
     int rc2 = PMPI_Comm_free(&file.comm);
     return rc != MPI_SUCCESS ? rc : rc2;

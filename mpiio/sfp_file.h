@@ -37,7 +37,7 @@ struct SfpFile {
     piox_sfp *pointer = nullptr;
     MPI_Count etype_size = 1;
     SplitOrdered split = SplitOrdered::none;
-    MPI_Request split_request = MPI_REQUEST_NULL;
+    MPI_Status split_status{};  // of the transfer the begin call made
 };
 
 // The access mode to hand to the MPI library's MPI_File_open. MPI_MODE_APPEND is
@@ -50,7 +50,7 @@ int amode_for_library(int amode);
 int attach(MPI_File fh, MPI_Comm comm, const char *filename, int amode,
            const SfpOptions &options, std::unique_ptr<SfpFile> *out);
 
-// Collective: completes an outstanding split collective, frees the shared pointer.
+// Collective: frees the shared pointer.
 int detach(SfpFile &file);
 
 int File_set_view(SfpFile &file, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
