@@ -96,8 +96,13 @@ def test_liveness_check_detects_waiting(tmp_path, mpirun, program):
 
 
 @pytest.mark.parametrize("ranks", [1, 2, 4, 8])
-def test_views_positions_append_and_seek(ranks, any_dir, mpirun, program):
-    passed(mpirun(ranks, [program("views"), any_dir]))
+def test_views_positions_append_and_seek(ranks, any_dir, mpirun, program, tmp_path):
+    # A view with holes makes ROMIO's independent writes sieve, and data sieving
+    # takes fcntl locks of its own (outside piox's shared pointer; lockless
+    # detection is issue 3). On the lockless file system, switch sieving off.
+    hints = tmp_path / "romio-hints"
+    hints.write_text("romio_ds_write disable\n")
+    passed(mpirun(ranks, [program("views"), any_dir], env={"ROMIO_HINTS": hints}))
     assert hidden_files(any_dir) == []
 
 
