@@ -1,6 +1,7 @@
 // Every MPI_* symbol piox defines, generated from routines.def. Each wrapper resolves
 // the library's PMPI_ routine once and hands the call to route() for its part.
 #include "lifecycle.h"
+#include "piox_api.h"
 #include "real.h"
 #include "route.h"
 #include "sfp_file.h"
@@ -14,7 +15,7 @@ namespace sfp = piox::mpiio;
 #define PIOX_WITH_REAL(...) real __VA_OPT__(, ) __VA_ARGS__
 
 #define PIOX_ROUTINE(part, name, params, args)                                               \
-    extern "C" int MPI_##name params                                                         \
+    extern "C" PIOX_API int MPI_##name params                                                \
     {                                                                                        \
         static const auto real = piox::shim::resolve_real("PMPI_" #name, &PMPI_##name);      \
         return piox::shim::route<&piox::shim::handlers::part::name>(                         \

@@ -8,14 +8,16 @@
 #ifndef PIOX_LOG_H
 #define PIOX_LOG_H
 
+#include "piox_api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-int piox_debug_enabled(void);
-void piox_debug(const char *format, ...) __attribute__((format(printf, 1, 2)));
+PIOX_API int piox_debug_enabled(void);
+PIOX_API void piox_debug(const char *format, ...) __attribute__((format(printf, 1, 2)));
 /* Always printed: for warnings the user must see. */
-void piox_warn(const char *format, ...) __attribute__((format(printf, 1, 2)));
+PIOX_API void piox_warn(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
 #ifdef __cplusplus
 }

@@ -11,17 +11,19 @@
 
 #include <mpi.h>
 
+#include "piox_api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Writes this process's host name (NUL-terminated, at most MPI_MAX_PROCESSOR_NAME
  * bytes including the NUL) into name. */
-int piox_host_name(char name[MPI_MAX_PROCESSOR_NAME]);
+PIOX_API int piox_host_name(char name[MPI_MAX_PROCESSOR_NAME]);
 
 /* Collective over comm. *node_comm holds the processes of comm on this process's
  * node, ordered as in comm. Free it with MPI_Comm_free. */
-int piox_node_comm(MPI_Comm comm, MPI_Comm *node_comm);
+PIOX_API int piox_node_comm(MPI_Comm comm, MPI_Comm *node_comm);
 
 #ifdef __cplusplus
 }

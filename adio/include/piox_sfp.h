@@ -26,6 +26,8 @@
 
 #include <mpi.h>
 
+#include "piox_api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -44,31 +46,31 @@ typedef enum {
 } piox_sfp_op;
 
 /* Collective over comm. `initial` is taken from rank 0. comm is duplicated. */
-int piox_sfp_create(MPI_Comm comm, MPI_Offset initial, piox_sfp_transport transport,
+PIOX_API int piox_sfp_create(MPI_Comm comm, MPI_Offset initial, piox_sfp_transport transport,
                     piox_sfp **sfp);
 
 /* Collective. Frees the windows and the duplicated communicator; sets *sfp to NULL. */
-int piox_sfp_free(piox_sfp **sfp);
+PIOX_API int piox_sfp_free(piox_sfp **sfp);
 
 /* Independent. Atomically adds delta (>= 0) and returns the previous value. */
-int piox_sfp_fetch_add(piox_sfp *sfp, MPI_Offset delta, MPI_Offset *previous);
+PIOX_API int piox_sfp_fetch_add(piox_sfp *sfp, MPI_Offset delta, MPI_Offset *previous);
 
 /* Independent. Reads the current value. */
-int piox_sfp_read(piox_sfp *sfp, MPI_Offset *current);
+PIOX_API int piox_sfp_read(piox_sfp *sfp, MPI_Offset *current);
 
 /* Collective. Each process contributes delta (>= 0) and receives its offset:
  * the pointer's value plus the deltas of all lower ranks. The pointer advances
  * by the sum of all deltas before any process returns. */
-int piox_sfp_ordered(piox_sfp *sfp, MPI_Offset delta, MPI_Offset *offset);
+PIOX_API int piox_sfp_ordered(piox_sfp *sfp, MPI_Offset delta, MPI_Offset *offset);
 
 /* Collective. Applies op with operand once, after every process has arrived.
  * Returns MPI_ERR_ARG on every process, leaving the pointer unchanged, when the
  * operands differ between processes or the result would be negative.
  * *result (may be NULL) receives the new value. */
-int piox_sfp_update(piox_sfp *sfp, piox_sfp_op op, MPI_Offset operand, MPI_Offset *result);
+PIOX_API int piox_sfp_update(piox_sfp *sfp, piox_sfp_op op, MPI_Offset operand, MPI_Offset *result);
 
 /* "shm" or "rma": the transport chosen at creation. */
-const char *piox_sfp_transport_name(const piox_sfp *sfp);
+PIOX_API const char *piox_sfp_transport_name(const piox_sfp *sfp);
 
 #ifdef __cplusplus
 }
