@@ -43,16 +43,20 @@ class MpiRun:
         settings = dict(env or {})
         if piox:
             settings["LD_PRELOAD"] = str(self.library)
-        for key, value in settings.items():
-            cmd += self._env_args(self.env_flag, key, value)
         argv = [str(a) for a in argv]
         if not hosts:
+            for key, value in settings.items():
+                cmd += self._env_args(self.env_flag, key, value)
             return cmd + ["-n", str(n)] + argv
+        # Several program segments (MPMD). Every segment gets every setting: Open MPI
+        # applies -x given before the first segment to that segment only.
         for i, host in enumerate(hosts):
             share = n // len(hosts) + (1 if i < n % len(hosts) else 0)
             if i:
                 cmd.append(":")
-            cmd += ["-n", str(share)] + self._env_args(self.local_env_flag, "PIOX_HOSTNAME", host)
+            cmd += ["-n", str(share)]
+            for key, value in {**settings, "PIOX_HOSTNAME": host}.items():
+                cmd += self._env_args(self.local_env_flag, key, value)
             cmd += argv
         return cmd
 

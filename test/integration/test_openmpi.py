@@ -1,0 +1,55 @@
+"""The same unmodified test programs under Open MPI 4.1 (OMPIO) with the libpiox
+built for it: piox is not tied to MPICH. Skipped when Open MPI is not installed."""
+import re
+import subprocess
+
+import pytest
+
+from test_shared_pointer import passed, records_check
+
+RANKS = 4
+RECORDS = 2000
+SEED = 42
+
+
+@pytest.mark.parametrize("mode", ["write_shared", "iwrite_shared", "write_ordered",
+                                  "write_ordered_split"])
+def test_every_record_exactly_once(mode, tmp_path, openmpi_run, openmpi_program, program):
+    path = tmp_path / "records"
+    result = openmpi_run(RANKS, [openmpi_program("records"), path, mode, RECORDS, SEED],
+                         env={"PIOX_STATS": "1"})
+    passed(result)
+    assert result.stderr.count("shared pointer shm;") == RANKS, result.stderr
+    ordered = ["ordered"] if mode.startswith("write_ordered") else []
+    records_check(program, path, "records", RANKS, RECORDS, SEED, *ordered)
+
+
+@pytest.mark.parametrize("mode", ["read_shared", "read_ordered"])
+def test_reading_back(mode, tmp_path, openmpi_run, openmpi_program, program):
+    path = tmp_path / "records"
+    passed(openmpi_run(RANKS, [openmpi_program("records"), path, "write_shared", RECORDS, SEED]))
+    passed(openmpi_run(RANKS, [openmpi_program("records"), path, mode, 65536]))
+    ordered = ["ordered"] if mode == "read_ordered" else []
+    records_check(program, path, "chunks", RANKS, 65536, *ordered)
+
+
+@pytest.mark.parametrize("program_name", ["views", "errors"])
+def test_semantics(program_name, tmp_path, openmpi_run, openmpi_program):
+    passed(openmpi_run(RANKS, [openmpi_program(program_name), tmp_path]))
+
+
+def test_writers_do_not_wait_for_the_host(tmp_path, openmpi_run, openmpi_program, program):
+    path = tmp_path / "live"
+    result = openmpi_run(RANKS, [openmpi_program("liveness"), path, 1000])
+    passed(result)
+    assert "writers_waited=0" in result.stdout
+    records_check(program, path, "records", RANKS, 1000, 7)
+
+
+def test_several_nodes(tmp_path, openmpi_run, openmpi_program, program):
+    path = tmp_path / "records"
+    result = openmpi_run(4, [openmpi_program("records"), path, "write_ordered", 500, SEED],
+                         hosts=["nodeA", "nodeB"], env={"PIOX_DEBUG": "1"})
+    passed(result)
+    assert "transport rma (several nodes)" in result.stderr
+    records_check(program, path, "records", 4, 500, SEED, "ordered")
