@@ -11,21 +11,22 @@ int check_access(const SfpFile &file, const char *routine, Direction direction, 
                  MPI_Datatype datatype, MPI_Offset *etypes)
 {
     *etypes = 0;
-    const std::string where = std::string(routine) + " on '" + file.filename + "': ";
+    // The message is built only when there is an error to report: this runs on every call.
+    auto where = [&]() { return std::string(routine) + " on '" + file.filename + "': "; };
     if (count < 0)
-        return error_code(MPI_ERR_COUNT, where + "negative count " + std::to_string(count));
+        return error_code(MPI_ERR_COUNT, where() + "negative count " + std::to_string(count));
     if (direction == Direction::write && (file.amode & MPI_MODE_RDONLY))
-        return error_code(MPI_ERR_READ_ONLY, where + "file was opened MPI_MODE_RDONLY");
+        return error_code(MPI_ERR_READ_ONLY, where() + "file was opened MPI_MODE_RDONLY");
     if (direction == Direction::read && (file.amode & MPI_MODE_WRONLY))
-        return error_code(MPI_ERR_ACCESS, where + "file was opened MPI_MODE_WRONLY");
+        return error_code(MPI_ERR_ACCESS, where() + "file was opened MPI_MODE_WRONLY");
     if (datatype == MPI_DATATYPE_NULL)
-        return error_code(MPI_ERR_TYPE, where + "datatype is MPI_DATATYPE_NULL");
+        return error_code(MPI_ERR_TYPE, where() + "datatype is MPI_DATATYPE_NULL");
     MPI_Count size = 0;
     if (PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS || size == MPI_UNDEFINED)
-        return error_code(MPI_ERR_TYPE, where + "invalid datatype");
+        return error_code(MPI_ERR_TYPE, where() + "invalid datatype");
     const MPI_Count bytes = size * static_cast<MPI_Count>(count);
     if (bytes % file.etype_size != 0)
-        return error_code(MPI_ERR_TYPE, where + "the access is " + std::to_string(bytes) +
+        return error_code(MPI_ERR_TYPE, where() + "the access is " + std::to_string(bytes) +
                                             " bytes, not a whole number of " +
                                             std::to_string(file.etype_size) + "-byte etypes");
     *etypes = static_cast<MPI_Offset>(bytes / file.etype_size);
