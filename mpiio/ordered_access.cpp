@@ -26,6 +26,12 @@ int claim_ordered(SfpFile &file, const char *routine, Direction direction, int c
     return piox_sfp_ordered(file.pointer, *local_error == MPI_SUCCESS ? etypes : 0, offset);
 }
 
+// After a failed claim: the process's own error first, else the collective's.
+int report_claim_failure(const SfpFile &file, int rc, int local_error)
+{
+    return raise_code(file.fh, local_error != MPI_SUCCESS ? local_error : rc);
+}
+
 template <auto Independent, auto Collective, typename Buffer>
 int ordered_access(SfpFile &file, const char *routine, Direction direction, Buffer buf, int count,
                    MPI_Datatype datatype, MPI_Status *status)
@@ -42,10 +48,8 @@ int ordered_access(SfpFile &file, const char *routine, Direction direction, Buff
         if (!skip)
             return io;
     }
-    if (local_error != MPI_SUCCESS)
-        return raise_code(file.fh, local_error);
-    if (rc != MPI_SUCCESS)
-        return raise_code(file.fh, rc);
+    if (rc != MPI_SUCCESS || local_error != MPI_SUCCESS)
+        return report_claim_failure(file, rc, local_error);
     return Independent(file.fh, offset, buf, count, datatype, status);
 }
 
@@ -75,10 +79,8 @@ int ordered_begin(SfpFile &file, const char *routine, Direction direction, Buffe
                 return io;
         }
     }
-    if (local_error != MPI_SUCCESS)
-        return raise_code(file.fh, local_error);
-    if (rc != MPI_SUCCESS)
-        return raise_code(file.fh, rc);
+    if (rc != MPI_SUCCESS || local_error != MPI_SUCCESS)
+        return report_claim_failure(file, rc, local_error);
     rc = Independent(file.fh, offset, buf, count, datatype, &file.split_status);
     if (rc == MPI_SUCCESS)
         file.split = started;
