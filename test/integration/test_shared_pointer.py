@@ -151,3 +151,16 @@ def test_stats_show_what_piox_took_over(tmp_path, mpirun, program):
     lines = [l for l in result.stderr.splitlines() if "stats" in l]
     assert len(lines) == 2, result.stderr
     assert all("shared pointer shm" in l and "MPI_File_write_ordered=3" in l for l in lines)
+
+
+@pytest.mark.parametrize("mode", ["write_ordered", "write_ordered_split", "read_ordered"])
+def test_ordered_with_collective_io(mode, tmp_path, written_file, mpirun, program):
+    """PIOX_ORDERED_IO=collective moves ordered data with MPI_File_*_at_all."""
+    env = {"PIOX_ORDERED_IO": "collective"}
+    if mode == "read_ordered":
+        passed(mpirun(RANKS, [program("records"), written_file, mode, CHUNK], env=env))
+        records_check(program, written_file, "chunks", RANKS, CHUNK, "ordered")
+        return
+    path = tmp_path / "records"
+    passed(mpirun(4, [program("records"), path, mode, 500, SEED], env=env))
+    records_check(program, path, "records", 4, 500, SEED, "ordered")
