@@ -45,6 +45,7 @@ static unsigned char *read_back(const char *path, MPI_Offset *length)
     MPI_File_get_size(fh, length);
     unsigned char *data = malloc((size_t)*length + 1);
     CHECK_MPI(MPI_File_read_at(fh, 0, data, (int)*length, MPI_BYTE, MPI_STATUS_IGNORE));
+    data[*length] = '\0'; /* the append check parses it as text */
     CHECK_MPI(MPI_File_close(&fh));
     return data;
 }
