@@ -131,12 +131,8 @@ static void test_closed_handles(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    if (argc < 2) {
-        MPI_Finalize();
+    if (!testlib_start_in_dir(&argc, &argv, dir, sizeof dir))
         return 2;
-    }
-    snprintf(dir, sizeof dir, "%s", argv[1]);
     test_read_only();
 
     char path[4096];

@@ -40,15 +40,11 @@ static int open_with_hint(const char *name, const char *key, const char *value, 
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    if (!testlib_start_in_dir(&argc, &argv, dir, sizeof dir))
+        return 2;
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc < 2) {
-        MPI_Finalize();
-        return 2;
-    }
-    snprintf(dir, sizeof dir, "%s", argv[1]);
     MPI_File fh;
     char byte = 'x';
 

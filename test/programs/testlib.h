@@ -38,6 +38,20 @@ static int testlib_failures;
               #call, class_, #expected_class, expected_class);                     \
     } while (0)
 
+/* For the programs whose one argument is a directory: MPI_Init, then the directory
+ * copied into dir (n bytes). Returns 0, after MPI_Finalize, when it is missing. */
+static int testlib_start_in_dir(int *argc, char ***argv, char *dir, size_t n)
+{
+    MPI_Init(argc, argv);
+    if (*argc < 2) {
+        fprintf(stderr, "usage: %s DIR\n", (*argv)[0]);
+        MPI_Finalize();
+        return 0;
+    }
+    snprintf(dir, n, "%s", (*argv)[1]);
+    return 1;
+}
+
 /* Collective over MPI_COMM_WORLD: prints the verdict and returns the exit status. */
 static int testlib_finish(void)
 {

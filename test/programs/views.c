@@ -267,14 +267,10 @@ static void test_nonblocking(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    if (!testlib_start_in_dir(&argc, &argv, dir, sizeof dir))
+        return 2;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc < 2) {
-        MPI_Finalize();
-        return 2;
-    }
-    snprintf(dir, sizeof dir, "%s", argv[1]);
     test_holey_view();
     test_count_zero_and_memory_types();
     test_append_and_seek();
