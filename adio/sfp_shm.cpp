@@ -18,7 +18,6 @@
 
 #include <sched.h>
 #include <unistd.h>
-#include <vector>
 
 namespace piox::adio {
 namespace {

@@ -1,6 +1,7 @@
 // The per-file state registry: see registry.h.
 #include "registry.h"
 
+#include <cstdint>
 #include <deque>
 #include <mutex>
 #include <shared_mutex>
@@ -15,12 +16,24 @@ constexpr size_t kRememberedCloses = 1024;
 struct FileRegistry::Impl {
     mutable std::shared_mutex mutex;
     std::unordered_map<MPI_File, std::shared_ptr<FileRecord>> records;
-    std::deque<MPI_File> closed;  // oldest first, at most kRememberedCloses
+    // Handles of closed files, each with the number of its close, for an O(1) lookup
+    // on the call path of files piox does not manage. close_order bounds the memory:
+    // oldest first, at most kRememberedCloses.
+    std::unordered_map<MPI_File, uint64_t> closed;
+    std::deque<std::pair<MPI_File, uint64_t>> close_order;
+    uint64_t closes = 0;
 
-    void forget_closed(MPI_File fh)
+    void remember_close(MPI_File fh)
     {
-        for (auto it = closed.begin(); it != closed.end();)
-            it = *it == fh ? closed.erase(it) : it + 1;
+        closed[fh] = ++closes;
+        close_order.emplace_back(fh, closes);
+        if (close_order.size() > kRememberedCloses) {
+            auto [oldest, number] = close_order.front();
+            close_order.pop_front();
+            auto found = closed.find(oldest);
+            if (found != closed.end() && found->second == number)  // not closed again since
+                closed.erase(found);
+        }
     }
 };
 
@@ -33,7 +46,7 @@ FileRegistry::Impl &FileRegistry::impl() const
 void FileRegistry::add(MPI_File fh, std::shared_ptr<FileRecord> record)
 {
     std::unique_lock lock(impl().mutex);
-    impl().forget_closed(fh);  // the library reused the handle of a closed file
+    impl().closed.erase(fh);  // the library reused the handle of a closed file
     impl().records[fh] = std::move(record);
 }
 
@@ -52,9 +65,7 @@ std::shared_ptr<FileRecord> FileRegistry::remove(MPI_File fh)
         return nullptr;
     auto record = std::move(found->second);
     impl().records.erase(found);
-    impl().closed.push_back(fh);
-    if (impl().closed.size() > kRememberedCloses)
-        impl().closed.pop_front();
+    impl().remember_close(fh);
     return record;
 }
 
@@ -71,10 +82,7 @@ std::vector<std::shared_ptr<FileRecord>> FileRegistry::remove_all()
 bool FileRegistry::was_closed(MPI_File fh) const
 {
     std::shared_lock lock(impl().mutex);
-    for (MPI_File closed : impl().closed)
-        if (closed == fh)
-            return true;
-    return false;
+    return impl().closed.count(fh) != 0;
 }
 
 FileRegistry &file_registry()
