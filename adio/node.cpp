@@ -51,3 +51,17 @@ extern "C" int piox_node_comm(MPI_Comm comm, MPI_Comm *node_comm)
     PMPI_Comm_free(&shared);
     return rc;
 }
+
+extern "C" int piox_comm_on_one_node(MPI_Comm comm, int *one_node)
+{
+    MPI_Comm node = MPI_COMM_NULL;
+    int rc = piox_node_comm(comm, &node);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int node_size = 0, comm_size = 0;
+    PMPI_Comm_size(node, &node_size);
+    PMPI_Comm_size(comm, &comm_size);
+    PMPI_Comm_free(&node);
+    int mine = node_size == comm_size;
+    return PMPI_Allreduce(&mine, one_node, 1, MPI_INT, MPI_LAND, comm);
+}

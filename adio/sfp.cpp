@@ -11,27 +11,6 @@ struct piox_sfp {
     std::unique_ptr<piox::adio::SfpTransport> transport;
 };
 
-namespace {
-
-// True on every process when comm lies on one node (collective).
-int comm_is_one_node(MPI_Comm comm, bool *one_node)
-{
-    MPI_Comm node = MPI_COMM_NULL;
-    int rc = piox_node_comm(comm, &node);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    int node_size = 0, comm_size = 0;
-    PMPI_Comm_size(node, &node_size);
-    PMPI_Comm_size(comm, &comm_size);
-    PMPI_Comm_free(&node);
-    int mine = node_size == comm_size, all = 0;
-    rc = PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm);
-    *one_node = all != 0;
-    return rc;
-}
-
-}  // namespace
-
 extern "C" int piox_sfp_create(MPI_Comm comm, MPI_Offset initial, piox_sfp_transport transport,
                                piox_sfp **sfp)
 {
@@ -44,8 +23,8 @@ extern "C" int piox_sfp_create(MPI_Comm comm, MPI_Offset initial, piox_sfp_trans
         return rc;
     PMPI_Comm_set_errhandler(own, MPI_ERRORS_RETURN);
 
-    bool one_node = false;
-    rc = comm_is_one_node(own, &one_node);
+    int one_node = 0;
+    rc = piox_comm_on_one_node(own, &one_node);
     if (rc == MPI_SUCCESS && transport == PIOX_SFP_TRANSPORT_SHM && !one_node)
         rc = MPI_ERR_ARG;  // the same on every process: one_node is agreed
     std::unique_ptr<piox::adio::SfpTransport> made;

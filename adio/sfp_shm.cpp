@@ -11,13 +11,12 @@
 #include "futex.h"
 #include "piox_log.h"
 #include "sfp_transport.h"
+#include "shm_segment.h"
+#include "wait.h"
 
 #include <atomic>
 #include <cstdint>
 #include <new>
-
-#include <sched.h>
-#include <unistd.h>
 
 namespace piox::adio {
 namespace {
@@ -32,36 +31,12 @@ struct ShmHeader {
     int32_t status;                  // outcome of the last rendezvous
 };
 
-// How long a process waits actively before it sleeps on the futex. Waking a sleeper
-// costs tens of microseconds in a VM, so when every process of the node has a CPU a
-// long spin (a few microseconds) finishes most rendezvous without sleeping. When ranks
-// outnumber CPUs, spinning only delays the processes still to arrive, so spin briefly
-// and hand the CPU over with a few sched_yield calls before sleeping. (Measured with
-// bench/shared_fp; more yields made 8 ranks on 2 CPUs slower.)
-struct WaitPolicy {
-    int spins;
-    int yields;
-};
-
-WaitPolicy wait_policy(int processes)
-{
-    static const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return processes <= cpus ? WaitPolicy{2000, 10} : WaitPolicy{64, 10};
-}
-
-inline void cpu_relax()
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
 class ShmTransport final : public SfpTransport {
 public:
     ShmTransport(MPI_Comm comm, MPI_Win win, ShmHeader *header, int rank, int size)
         : comm_(comm), win_(win), header_(header), rank_(rank), size_(size),
           posted_(reinterpret_cast<MPI_Offset *>(header + 1)), results_(posted_ + size),
-          policy_(wait_policy(size))
+          policy_(WaitPolicy::for_processes(size))
     {
     }
 
@@ -149,16 +124,12 @@ private:
 
     void wait_for_generation_change(uint32_t generation)
     {
-        for (int spin = 0; header_->generation.load(std::memory_order_acquire) == generation;
-             spin++) {
-            if (spin < policy_.spins) {
-                cpu_relax();
-                continue;
-            }
-            if (spin < policy_.spins + policy_.yields) {
-                sched_yield();
-                continue;
-            }
+        auto changed = [&] {
+            return header_->generation.load(std::memory_order_acquire) != generation;
+        };
+        if (policy_.wait_actively(changed))
+            return;
+        while (!changed()) {
             // Announce the sleep before re-checking, so that the waker (which bumps
             // generation before reading sleepers) either sees us or we see its bump.
             header_->sleepers.fetch_add(1, std::memory_order_seq_cst);
@@ -189,32 +160,20 @@ int make_shm_transport(MPI_Comm comm, MPI_Offset initial, std::unique_ptr<SfpTra
                                                  2 * sizeof(MPI_Offset) * static_cast<size_t>(size));
 
     MPI_Win win = MPI_WIN_NULL;
-    void *mine = nullptr;
-    int rc = PMPI_Win_allocate_shared(rank == 0 ? bytes : 0, 1, MPI_INFO_NULL, comm, &mine, &win);
+    void *host = nullptr;
+    int rc = allocate_node_segment(
+        comm, bytes,
+        [initial](void *base) {
+            auto *header = new (base) ShmHeader();
+            header->pointer.store(initial, std::memory_order_relaxed);
+            header->arrived.store(0, std::memory_order_relaxed);
+            header->generation.store(0, std::memory_order_relaxed);
+            header->sleepers.store(0, std::memory_order_relaxed);
+            header->status = MPI_SUCCESS;
+        },
+        &win, &host);
     if (rc != MPI_SUCCESS)
         return rc;
-    PMPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-
-    MPI_Aint host_bytes = 0;
-    int disp_unit = 0;
-    void *host = nullptr;
-    rc = PMPI_Win_shared_query(win, 0, &host_bytes, &disp_unit, &host);
-    if (rc == MPI_SUCCESS && rank == 0) {
-        auto *header = new (host) ShmHeader();
-        header->pointer.store(initial, std::memory_order_relaxed);
-        header->arrived.store(0, std::memory_order_relaxed);
-        header->generation.store(0, std::memory_order_relaxed);
-        header->sleepers.store(0, std::memory_order_relaxed);
-        header->status = MPI_SUCCESS;
-    }
-    // Everyone must see the initialised header before the first access. The barrier
-    // also makes the creation fail together if the query failed anywhere.
-    int ok = rc == MPI_SUCCESS, all_ok = 0;
-    int rc2 = PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
-    if (rc2 != MPI_SUCCESS || !all_ok) {
-        PMPI_Win_free(&win);
-        return rc != MPI_SUCCESS ? rc : (rc2 != MPI_SUCCESS ? rc2 : MPI_ERR_OTHER);
-    }
     out->reset(new ShmTransport(comm, win, static_cast<ShmHeader *>(host), rank, size));
     return MPI_SUCCESS;
 }

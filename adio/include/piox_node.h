@@ -25,6 +25,10 @@ PIOX_API int piox_host_name(char name[MPI_MAX_PROCESSOR_NAME]);
  * node, ordered as in comm. Free it with MPI_Comm_free. */
 PIOX_API int piox_node_comm(MPI_Comm comm, MPI_Comm *node_comm);
 
+/* Collective over comm. *one_node is 1 on every process when all of comm lies on
+ * one node (as piox_node_comm groups them), else 0 on every process. */
+PIOX_API int piox_comm_on_one_node(MPI_Comm comm, int *one_node);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,30 @@
+// Lists of byte extents (piox_extent): normalising, splitting, coarsening and
+// overlap tests, shared by the lock service and view flattening.
+#ifndef PIOX_ADIO_EXTENT_LIST_H
+#define PIOX_ADIO_EXTENT_LIST_H
+
+#include "piox_extent.h"
+
+#include <cstddef>
+#include <vector>
+
+namespace piox::adio {
+
+using ExtentList = std::vector<piox_extent>;
+
+// Sorts by offset, drops empty extents and merges overlapping or adjacent ones.
+void normalise(ExtentList *extents);
+
+// At most cap (>= 1) extents covering at least the same bytes: while there are too
+// many, each pair of neighbours is merged into one extent spanning both (the gap
+// between them included). Input and output are normalised.
+void coarsen(ExtentList *extents, size_t cap);
+
+// True when two normalised lists share a byte. O(na + nb).
+bool overlap(const piox_extent *a, size_t na, const piox_extent *b, size_t nb);
+
+inline MPI_Offset end_of(const piox_extent &extent) { return extent.offset + extent.length; }
+
+}  // namespace piox::adio
+
+#endif

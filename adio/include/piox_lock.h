@@ -1,0 +1,74 @@
+/*
+ * piox_lock.h - byte-range reader/writer locks over a communicator (C ABI).
+ *
+ * A lock object is created collectively over a communicator (typically the
+ * communicator of an open file). A process acquires a set of byte extents, all
+ * in one mode, in one call, and releases them all in another. Guarantees:
+ *
+ *   - conflicting requests (overlapping extents, at least one writer) exclude
+ *     each other; readers share; requests with disjoint extents never wait for
+ *     each other;
+ *   - no deadlock, whatever the extents of concurrent requests;
+ *   - fairness: a request waits only for conflicting requests that arrived
+ *     before it, so none starves (a writer queued behind readers gets in);
+ *   - a waiting process sleeps (on a futex), it never polls remote memory.
+ *
+ * Kinds:
+ *   PIOX_LOCK_RANGE  exact byte ranges (the default). The lock state is spread
+ *                    over shards (regions of the file) in node-shared memory,
+ *                    updated with CPU atomics, so no target progress is ever
+ *                    needed. Requires every process of the communicator on one
+ *                    node: piox_lock_create answers MPI_ERR_UNSUPPORTED_OPERATION
+ *                    otherwise (the multi-node range lock is not written yet).
+ *   PIOX_LOCK_MUTEX  the whole-file waitflag mutex of Latham, Ross and Thakur
+ *                    (2007, figures 3-4): MPI RMA epochs on a byte array hosted by
+ *                    rank 0, waiters woken by a message. Any communicator. Kept as
+ *                    the baseline to measure the range lock against; extents and
+ *                    mode are ignored (every request is exclusive).
+ *
+ * One process holds at most one request of a lock object at a time (acquire,
+ * then release). Every function returns an MPI error code and never aborts.
+ */
+#ifndef PIOX_LOCK_H
+#define PIOX_LOCK_H
+
+#include <mpi.h>
+
+#include "piox_api.h"
+#include "piox_extent.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct piox_lock piox_lock;
+
+typedef enum { PIOX_LOCK_RANGE = 0, PIOX_LOCK_MUTEX = 1 } piox_lock_kind;
+typedef enum { PIOX_LOCK_READ = 0, PIOX_LOCK_WRITE = 1 } piox_lock_mode;
+
+/* Collective over comm (duplicated). */
+PIOX_API int piox_lock_create(MPI_Comm comm, piox_lock_kind kind, piox_lock **lock);
+
+/* Collective. Frees everything; sets *lock to NULL. No request may be held. */
+PIOX_API int piox_lock_free(piox_lock **lock);
+
+/* Independent. Blocks until every byte of the n extents is held in mode. The
+ * extents may come in any order and may overlap; lengths must be >= 0 and
+ * offsets >= 0 (MPI_ERR_ARG otherwise). n == 0 acquires nothing but still
+ * counts as holding (release must follow). MPI_ERR_OTHER when this process
+ * already holds a request. */
+PIOX_API int piox_lock_acquire(piox_lock *lock, piox_lock_mode mode, const piox_extent *extents,
+                               int n);
+
+/* Independent. Releases what the last acquire took; MPI_ERR_OTHER when nothing
+ * is held. */
+PIOX_API int piox_lock_release(piox_lock *lock);
+
+/* "range" or "mutex". */
+PIOX_API const char *piox_lock_kind_name(const piox_lock *lock);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PIOX_LOCK_H */

@@ -1,0 +1,86 @@
+// The C ABI of the byte-range lock (piox_lock.h): argument checks, the one-request
+// rule, and the choice of implementation.
+#include "lock_service.h"
+#include "piox_log.h"
+#include "piox_node.h"
+
+#include <memory>
+
+struct piox_lock {
+    std::unique_ptr<piox::adio::LockService> service;
+    bool holding = false;
+    piox::adio::ExtentList scratch;  // reused by every acquire
+};
+
+extern "C" int piox_lock_create(MPI_Comm comm, piox_lock_kind kind, piox_lock **lock)
+{
+    if (lock == nullptr || (kind != PIOX_LOCK_RANGE && kind != PIOX_LOCK_MUTEX))
+        return MPI_ERR_ARG;
+    *lock = nullptr;
+    MPI_Comm own = MPI_COMM_NULL;
+    int rc = PMPI_Comm_dup(comm, &own);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    PMPI_Comm_set_errhandler(own, MPI_ERRORS_RETURN);
+
+    std::unique_ptr<piox::adio::LockService> service;
+    if (kind == PIOX_LOCK_RANGE) {
+        int one_node = 0;
+        rc = piox_comm_on_one_node(own, &one_node);
+        if (rc == MPI_SUCCESS && !one_node)
+            rc = MPI_ERR_UNSUPPORTED_OPERATION;  // agreed: every process sees the same
+        if (rc == MPI_SUCCESS)
+            rc = piox::adio::make_shm_range_lock(own, &service);
+    } else {
+        rc = piox::adio::make_waitflag_mutex(own, &service);
+    }
+    if (rc != MPI_SUCCESS) {
+        PMPI_Comm_free(&own);
+        return rc;
+    }
+    *lock = new piox_lock{std::move(service)};
+    return MPI_SUCCESS;
+}
+
+extern "C" int piox_lock_free(piox_lock **lock)
+{
+    if (lock == nullptr || *lock == nullptr)
+        return MPI_ERR_ARG;
+    int rc = (*lock)->service->destroy();
+    delete *lock;
+    *lock = nullptr;
+    return rc;
+}
+
+extern "C" int piox_lock_acquire(piox_lock *lock, piox_lock_mode mode, const piox_extent *extents,
+                                 int n)
+{
+    if (lock == nullptr || n < 0 || (n > 0 && extents == nullptr) ||
+        (mode != PIOX_LOCK_READ && mode != PIOX_LOCK_WRITE))
+        return MPI_ERR_ARG;
+    for (int i = 0; i < n; i++)
+        if (extents[i].offset < 0 || extents[i].length < 0)
+            return MPI_ERR_ARG;
+    if (lock->holding)
+        return MPI_ERR_OTHER;
+    lock->scratch.assign(extents, extents + n);
+    piox::adio::normalise(&lock->scratch);
+    int rc = lock->service->acquire(mode, lock->scratch);
+    lock->holding = rc == MPI_SUCCESS;
+    return rc;
+}
+
+extern "C" int piox_lock_release(piox_lock *lock)
+{
+    if (lock == nullptr)
+        return MPI_ERR_ARG;
+    if (!lock->holding)
+        return MPI_ERR_OTHER;
+    lock->holding = false;
+    return lock->service->release();
+}
+
+extern "C" const char *piox_lock_kind_name(const piox_lock *lock)
+{
+    return lock == nullptr ? "none" : lock->service->name();
+}

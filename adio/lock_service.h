@@ -1,0 +1,31 @@
+// The two implementations behind piox_lock.h: the sharded range lock in node-shared
+// memory (lock_shm_range.cpp) and the paper's waitflag mutex (lock_waitflag.cpp).
+// lock.cpp checks arguments and picks one at creation.
+#ifndef PIOX_ADIO_LOCK_SERVICE_H
+#define PIOX_ADIO_LOCK_SERVICE_H
+
+#include "extent_list.h"
+#include "piox_lock.h"
+
+#include <memory>
+
+namespace piox::adio {
+
+class LockService {
+public:
+    virtual ~LockService() = default;
+    // extents are normalised (extent_list.h) and may be empty.
+    virtual int acquire(piox_lock_mode mode, const ExtentList &extents) = 0;
+    virtual int release() = 0;
+    // Collective release of windows and the communicator; called once, last.
+    virtual int destroy() = 0;
+    virtual const char *name() const = 0;
+};
+
+// Both take ownership of comm (a private duplicate) only on success.
+int make_shm_range_lock(MPI_Comm comm, std::unique_ptr<LockService> *out);
+int make_waitflag_mutex(MPI_Comm comm, std::unique_ptr<LockService> *out);
+
+}  // namespace piox::adio
+
+#endif

@@ -1,0 +1,35 @@
+// See shm_segment.h.
+#include "shm_segment.h"
+
+namespace piox::adio {
+
+int allocate_node_segment(MPI_Comm comm, MPI_Aint bytes,
+                          const std::function<void(void *base)> &initialise, MPI_Win *win,
+                          void **base)
+{
+    int rank = 0;
+    PMPI_Comm_rank(comm, &rank);
+    *win = MPI_WIN_NULL;
+    void *mine = nullptr;
+    int rc = PMPI_Win_allocate_shared(rank == 0 ? bytes : 0, 1, MPI_INFO_NULL, comm, &mine, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    PMPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
+
+    MPI_Aint host_bytes = 0;
+    int disp_unit = 0;
+    rc = PMPI_Win_shared_query(*win, 0, &host_bytes, &disp_unit, base);
+    if (rc == MPI_SUCCESS && rank == 0)
+        initialise(*base);
+    // Everyone must see the initialised block before using it. The reduction also
+    // makes the creation fail together if the query failed anywhere.
+    int ok = rc == MPI_SUCCESS, all_ok = 0;
+    int rc2 = PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
+    if (rc2 != MPI_SUCCESS || !all_ok) {
+        PMPI_Win_free(win);
+        return rc != MPI_SUCCESS ? rc : (rc2 != MPI_SUCCESS ? rc2 : MPI_ERR_OTHER);
+    }
+    return MPI_SUCCESS;
+}
+
+}  // namespace piox::adio

@@ -1,0 +1,220 @@
+/*
+ * lock_service - the byte-range lock of the adio core (piox_lock.h) under load,
+ * checked against a sequential model. Linked with the core directly (no
+ * preloading).
+ *
+ *   lock_service KIND random ITERATIONS SEED
+ *       Every rank runs a random script of ITERATIONS requests (1-4 extents in a
+ *       4 KiB file, a third of them writes) and holds each briefly. Each grant and
+ *       each release takes a number from one counter in shared memory while the
+ *       request is held, so the numbers order the holding intervals as they
+ *       really happened. Rank 0 gathers every event and replays them in that
+ *       order through a sequential model of the lock, which fails on any grant
+ *       that conflicts with a request still held. Counts are checked too.
+ *
+ *   lock_service KIND fairness READS
+ *       Ranks 1..N-1 stream READS overlapping read locks on one extent, so that
+ *       some reader always holds it; rank 0 asks for a write lock on the same
+ *       extent after the stream has started. A fair lock queues later readers
+ *       behind the writer: the check is that reads were still being granted after
+ *       the writer got in (a reader-preferring lock lets the writer in only when
+ *       the stream has dried up).
+ *
+ * KIND is range or mutex. Rank 0 prints " No Errors" when every check passed.
+ */
+#include "piox_lock.h"
+#include "testlib.h"
+
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_EXTENTS 4
+#define FILE_BYTES 4096
+
+typedef struct {
+    int64_t sequence;
+    int32_t rank;
+    int32_t granted; /* 1 grant, 0 release */
+    int32_t mode;
+    int32_t count;
+    piox_extent extents[MAX_EXTENTS];
+} event;
+
+static int64_t *shared_counter;
+
+static int64_t next_sequence(void) { return __atomic_fetch_add(shared_counter, 1, __ATOMIC_SEQ_CST); }
+
+static unsigned next_random(unsigned *state)
+{
+    *state = *state * 1103515245u + 12345u;
+    return (*state >> 8) & 0xffffff;
+}
+
+static int overlaps(const event *a, const event *b)
+{
+    for (int i = 0; i < a->count; i++)
+        for (int j = 0; j < b->count; j++)
+            if (a->extents[i].offset < b->extents[j].offset + b->extents[j].length &&
+                b->extents[j].offset < a->extents[i].offset + a->extents[i].length)
+                return 1;
+    return 0;
+}
+
+static int compare_sequence(const void *a, const void *b)
+{
+    int64_t x = ((const event *)a)->sequence, y = ((const event *)b)->sequence;
+    return (x > y) - (x < y);
+}
+
+/* Replays the events in sequence order: a grant must not conflict with anything
+ * held; a release must follow its own grant. */
+static void replay(event *events, int total, int nprocs)
+{
+    qsort(events, (size_t)total, sizeof(event), compare_sequence);
+    event *held = calloc((size_t)nprocs, sizeof(event));
+    int *holding = calloc((size_t)nprocs, sizeof(int));
+    for (int e = 0; e < total; e++) {
+        const event *ev = &events[e];
+        CHECK(e == 0 || ev->sequence > events[e - 1].sequence, "sequence %lld repeated",
+              (long long)ev->sequence);
+        if (!ev->granted) {
+            CHECK(holding[ev->rank], "rank %d released at %lld without holding", ev->rank,
+                  (long long)ev->sequence);
+            holding[ev->rank] = 0;
+            continue;
+        }
+        CHECK(!holding[ev->rank], "rank %d granted twice", ev->rank);
+        for (int p = 0; p < nprocs; p++) {
+            if (!holding[p])
+                continue;
+            int both_read = held[p].mode == PIOX_LOCK_READ && ev->mode == PIOX_LOCK_READ;
+            CHECK(both_read || !overlaps(&held[p], ev),
+                  "event %lld: rank %d granted %s while rank %d holds %s of an overlapping extent",
+                  (long long)ev->sequence, ev->rank, ev->mode ? "write" : "read", p,
+                  held[p].mode ? "write" : "read");
+        }
+        held[ev->rank] = *ev;
+        holding[ev->rank] = 1;
+    }
+    for (int p = 0; p < nprocs; p++)
+        CHECK(!holding[p], "rank %d still holds at the end", p);
+    free(held);
+    free(holding);
+}
+
+static void random_script(piox_lock *lock, int rank, int nprocs, int iterations, unsigned seed)
+{
+    event *mine = calloc((size_t)iterations * 2, sizeof(event));
+    unsigned state = seed * 7919u + (unsigned)rank * 104729u + 1;
+    for (int i = 0; i < iterations; i++) {
+        event request = {0};
+        request.mode = next_random(&state) % 3 == 0 ? PIOX_LOCK_WRITE : PIOX_LOCK_READ;
+        request.count = 1 + (int)(next_random(&state) % MAX_EXTENTS);
+        for (int k = 0; k < request.count; k++) {
+            request.extents[k].offset = next_random(&state) % FILE_BYTES;
+            request.extents[k].length = 1 + next_random(&state) % 256;
+        }
+        CHECK_MPI(piox_lock_acquire(lock, (piox_lock_mode)request.mode, request.extents,
+                                    request.count));
+        event *grant = &mine[2 * i], *release = &mine[2 * i + 1];
+        *grant = request;
+        grant->rank = rank;
+        grant->granted = 1;
+        grant->sequence = next_sequence();
+        if (next_random(&state) % 4 == 0)
+            usleep(next_random(&state) % 100);
+        *release = *grant;
+        release->granted = 0;
+        release->sequence = next_sequence();
+        CHECK_MPI(piox_lock_release(lock));
+    }
+    event *all = NULL;
+    if (rank == 0)
+        all = malloc((size_t)iterations * 2 * (size_t)nprocs * sizeof(event));
+    MPI_Gather(mine, iterations * 2 * (int)sizeof(event), MPI_BYTE, all,
+               iterations * 2 * (int)sizeof(event), MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        replay(all, iterations * 2 * nprocs, nprocs);
+        printf("replayed %d grants and releases of %d ranks\n", iterations * 2 * nprocs, nprocs);
+        free(all);
+    }
+    free(mine);
+}
+
+static void fairness(piox_lock *lock, int rank, int reads)
+{
+    piox_extent extent = {0, 100};
+    int64_t writer_granted = -1, last_read = -1;
+    if (rank == 0) {
+        usleep(50000); /* let the stream of readers get going */
+        CHECK_MPI(piox_lock_acquire(lock, PIOX_LOCK_WRITE, &extent, 1));
+        writer_granted = next_sequence();
+        CHECK_MPI(piox_lock_release(lock));
+    } else {
+        for (int i = 0; i < reads; i++) {
+            CHECK_MPI(piox_lock_acquire(lock, PIOX_LOCK_READ, &extent, 1));
+            last_read = next_sequence();
+            usleep(200); /* long enough that the readers' holds overlap */
+            CHECK_MPI(piox_lock_release(lock));
+        }
+    }
+    int64_t latest_read = -1;
+    MPI_Allreduce(&last_read, &latest_read, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Bcast(&writer_granted, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        CHECK(writer_granted >= 0 && latest_read > writer_granted,
+              "the writer got in at %lld, after the last read (%lld): it waited for the stream "
+              "of readers to end", (long long)writer_granted, (long long)latest_read);
+        printf("writer granted at %lld, reads went on until %lld\n", (long long)writer_granted,
+               (long long)latest_read);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank = 0, nprocs = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    if (argc < 4) {
+        if (rank == 0)
+            fprintf(stderr, "usage: %s range|mutex random ITERATIONS SEED | fairness READS\n",
+                    argv[0]);
+        MPI_Finalize();
+        return 2;
+    }
+    piox_lock_kind kind = strcmp(argv[1], "mutex") == 0 ? PIOX_LOCK_MUTEX : PIOX_LOCK_RANGE;
+
+    /* The event counter: real shared memory of the machine, whatever PIOX_HOSTNAME says. */
+    MPI_Comm machine;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
+    int machine_rank = 0;
+    MPI_Comm_rank(machine, &machine_rank);
+    MPI_Win counter_win;
+    MPI_Win_allocate_shared(machine_rank == 0 ? sizeof(int64_t) : 0, 1, MPI_INFO_NULL, machine,
+                            &shared_counter, &counter_win);
+    MPI_Aint size_unused;
+    int unit_unused;
+    MPI_Win_shared_query(counter_win, 0, &size_unused, &unit_unused, &shared_counter);
+    if (machine_rank == 0)
+        *shared_counter = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    piox_lock *lock = NULL;
+    int rc = piox_lock_create(MPI_COMM_WORLD, kind, &lock);
+    CHECK(rc == MPI_SUCCESS, "piox_lock_create(%s) failed: %d", argv[1], rc);
+    if (rc == MPI_SUCCESS) {
+        if (strcmp(argv[2], "fairness") == 0)
+            fairness(lock, rank, atoi(argv[3]));
+        else
+            random_script(lock, rank, nprocs, atoi(argv[3]), argc > 4 ? (unsigned)atoi(argv[4]) : 1);
+        CHECK_MPI(piox_lock_free(&lock));
+        CHECK(lock == NULL, "piox_lock_free left the handle set");
+    }
+    MPI_Win_free(&counter_win);
+    MPI_Comm_free(&machine);
+    int status = testlib_finish();
+    MPI_Finalize();
+    return status;
+}
