@@ -41,10 +41,8 @@
 #define _GNU_SOURCE
 #include <mpi.h>
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,33 +51,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "benchlib.h"
+
 #define MAX_REPS 15
 #define TAG_BYTES 16   /* a record's tag: writer rank and sequence number */
 #define READ_CHUNK (1 << 20)
-
-static int world_rank, world_size;
-
-static void die(const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    fprintf(stderr, "shared_fp: rank %d: ", world_rank);
-    vfprintf(stderr, format, args);
-    fputc('\n', stderr);
-    va_end(args);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-static void check_mpi(int rc, const char *what)
-{
-    if (rc != MPI_SUCCESS) {
-        char text[MPI_MAX_ERROR_STRING];
-        int length = 0;
-        MPI_Error_string(rc, text, &length);
-        die("%s failed: %s", what, text);
-    }
-}
 
 /* ---- what is being written to ---------------------------------------------- */
 
@@ -268,6 +244,11 @@ static double timed_records(struct writer *w, uint64_t count, struct usage *used
     return slowest;
 }
 
+static double timed_warmup_records(void *writer, uint64_t count)
+{
+    return timed_records(writer, count, NULL);
+}
+
 /* The closed file must hold exactly the records written, each once. Each rank
  * reads back a slice of the records; returns a description of the problem or
  * NULL. */
@@ -377,50 +358,10 @@ static struct options parse_options(int argc, char **argv)
     return o;
 }
 
-/* The first warm-up: rounds of 1, 2, 4, ... records until the last round lasted
- * half of `seconds` and cost about as much per call as the one before (or the next
- * would exceed max_calls, or the warm-up has lasted 4 x `seconds`). Returns the
- * records written; *seconds_per_call is the slowest rank's mean in the last round,
- * the estimate of the steady state. Why steady: when ranks outnumber cores,
- * processes leave a busy-polling MPI collective (the open, the barrier) up to
- * milliseconds apart, and a collective operation's first call absorbs that skew; a
- * round whose cost per call still halves when its length doubles is measuring the
- * skew, not the call. */
-static uint64_t calibrate(struct writer *w, double seconds, uint64_t max_calls,
-                          double *seconds_per_call)
-{
-    uint64_t done = 0, round = 1;
-    double spent = 0, previous = 0;
-    *seconds_per_call = 0;
-    while (done + round <= max_calls) {
-        const double last = timed_records(w, round, NULL);
-        *seconds_per_call = last / (double)round;
-        const int steady = previous > 0 && *seconds_per_call >= 0.8 * previous;
-        previous = *seconds_per_call;
-        spent += last;
-        done += round;
-        round *= 2;
-        if ((last >= seconds / 2 && steady) || spent >= 4 * seconds)
-            break;
-    }
-    return done;
-}
-
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
-}
-
-static const char *mpi_name(void)
-{
-#if defined(OPEN_MPI)
-    return "openmpi";
-#elif defined(MPICH)
-    return "mpich";
-#else
-    return "other";
-#endif
 }
 
 /* The JSON line: operation, MPI library, whether libpiox was loaded, ranks,
@@ -432,7 +373,7 @@ static void print_result(const struct options *o, uint64_t calls, uint64_t warmu
                          double *us_per_rep, const struct usage *used, uint64_t file_bytes)
 {
     const double per_call = 1.0 / ((double)calls * o->reps * world_size);
-    const int piox = dlsym(RTLD_DEFAULT, "piox_sfp_create") != NULL;
+    const int piox = piox_loaded();
     double sorted[MAX_REPS];
     memcpy(sorted, us_per_rep, sizeof(double) * (size_t)o->reps);
     qsort(sorted, (size_t)o->reps, sizeof(double), compare_doubles);
@@ -453,6 +394,7 @@ static void print_result(const struct options *o, uint64_t calls, uint64_t warmu
 
 int main(int argc, char **argv)
 {
+    bench_program = "shared_fp";
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
@@ -481,7 +423,8 @@ int main(int argc, char **argv)
         open_target(o.op, path, &w.target);
         if (rep == 0) {
             double per_call = 0;
-            warmup_calls = calibrate(&w, o.warmup, o.max_calls, &per_call);
+            warmup_calls = calibrate(timed_warmup_records, &w, o.warmup, o.max_calls,
+                                     &per_call);
             if (o.budget > 0 && per_call > 0) {
                 const double fit = o.budget / o.reps / per_call;
                 if (fit < (double)calls)  /* even the slowest operation gets 3 calls */
