@@ -17,7 +17,21 @@ struct Envelope {
 
 int envelope_of(MPI_Datatype type, Envelope *env)
 {
+#if MPI_VERSION >= 4
+    // A type built with large counts (MPI_Type_*_c) makes the int-count
+    // introspection calls fail through MPI_COMM_WORLD's handler, fatal by default.
+    // Its layout is not decoded yet: refuse it before asking.
+    MPI_Count nints = 0, naddrs = 0, ncounts = 0, ntypes = 0;
+    int rc = PMPI_Type_get_envelope_c(type, &nints, &naddrs, &ncounts, &ntypes, &env->combiner);
+    if (rc != MPI_SUCCESS || ncounts > 0)
+        return rc != MPI_SUCCESS ? rc : MPI_ERR_TYPE;
+    env->nints = static_cast<int>(nints);
+    env->naddrs = static_cast<int>(naddrs);
+    env->ntypes = static_cast<int>(ntypes);
+    return MPI_SUCCESS;
+#else
     return PMPI_Type_get_envelope(type, &env->nints, &env->naddrs, &env->ntypes, &env->combiner);
+#endif
 }
 
 bool is_named(MPI_Datatype type)

@@ -88,7 +88,12 @@ int darray_grid(const std::vector<int> &ints, Grid *grid)
         case MPI_DISTRIBUTE_CYCLIC:
             block = dflt ? 1 : dargs[i];
             break;
-        case MPI_DISTRIBUTE_NONE:  // not distributed: psize must be 1, the whole dimension
+        case MPI_DISTRIBUTE_NONE:
+            // Not distributed: the whole dimension. The standard requires psize 1
+            // here; MPICH accepts more and then disagrees with itself (C order deals
+            // blocks, Fortran order gives every process everything), so refuse.
+            if (psize != 1)
+                return MPI_ERR_TYPE;
             block = gsize;
             break;
         default:

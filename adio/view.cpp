@@ -41,10 +41,11 @@ int flatten_filetype(MPI_Datatype filetype, MPI_Count etype_size, piox::adio::Ty
     int rc = PMPI_Type_size_x(filetype, &size);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Type_get_extent(filetype, &lb, &ext);
-    if (rc == MPI_SUCCESS)
-        rc = piox::adio::flatten_datatype(filetype, map);
     if (rc != MPI_SUCCESS)
         return rc;
+    rc = piox::adio::flatten_datatype(filetype, map);
+    if (rc != MPI_SUCCESS)
+        return MPI_ERR_TYPE;  // a layout we cannot decode; MPI's own code says little more
     // A filetype holds whole etypes, tiles forward, and never points before disp;
     // and its flattened size must be its size, or the stream map would be wrong.
     if (size <= 0 || size % etype_size != 0 || ext <= 0 || map->min_disp() < 0 ||

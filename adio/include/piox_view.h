@@ -38,8 +38,10 @@ typedef struct piox_view piox_view;
 /* Flattens a file view (as given to MPI_File_set_view: displacement, etype,
  * filetype). The types are not retained. Returns MPI_ERR_TYPE for an invalid or
  * uncommitted type, a type of size 0, a filetype whose size is not a multiple of
- * the etype's or whose extent is not positive, or a filetype with a negative
- * displacement; MPI_ERR_ARG for a negative disp (MPI_DISPLACEMENT_CURRENT must be
+ * the etype's or whose extent is not positive, a filetype with a negative
+ * displacement, or one whose layout piox does not decode (types built with the
+ * large-count MPI_Type_*_c constructors; a darray with MPI_DISTRIBUTE_NONE over
+ * more than one process, which the standard forbids); MPI_ERR_ARG for a negative disp (MPI_DISPLACEMENT_CURRENT must be
  * resolved by the caller) or a NULL view; MPI_ERR_NO_MEM when out of memory. */
 PIOX_API int piox_view_create(MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                               piox_view **view);
