@@ -2,6 +2,8 @@
 #include "extent_list.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <numeric>
 
 namespace piox::adio {
 
@@ -29,16 +31,45 @@ void coarsen(ExtentList *extents, size_t cap)
 {
     ExtentList &list = *extents;
     cap = std::max<size_t>(cap, 1);
-    while (list.size() > cap) {
-        size_t kept = 0;
-        for (size_t i = 0; i < list.size(); i += 2) {
-            piox_extent merged = list[i];
-            if (i + 1 < list.size())
-                merged.length = end_of(list[i + 1]) - merged.offset;
-            list[kept++] = merged;
-        }
-        list.resize(kept);
+    if (list.size() <= cap)
+        return;
+    // Close the (size - cap) smallest gaps; gap i lies between extent i and i + 1.
+    const size_t gaps = list.size() - 1, to_close = list.size() - cap;
+    std::vector<size_t> order(gaps);
+    std::iota(order.begin(), order.end(), 0);
+    auto gap = [&](size_t i) { return list[i + 1].offset - end_of(list[i]); };
+    std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(to_close - 1),
+                     order.end(),
+                     [&](size_t a, size_t b) { return gap(a) < gap(b) || (gap(a) == gap(b) && a < b); });
+    std::vector<bool> close(gaps, false);
+    for (size_t k = 0; k < to_close; ++k)
+        close[order[k]] = true;
+    size_t kept = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+        if (i > 0 && close[i - 1])
+            list[kept - 1].length = end_of(list[i]) - list[kept - 1].offset;
+        else
+            list[kept++] = list[i];
     }
+    list.resize(kept);
+}
+
+void BoundedExtentSet::add(MPI_Offset offset, MPI_Offset length)
+{
+    if (length <= 0)
+        return;
+    extents_.push_back({offset, length});
+    if (extents_.size() >= 2 * cap_) {
+        normalise(&extents_);
+        coarsen(&extents_, cap_);
+    }
+}
+
+const ExtentList &BoundedExtentSet::finish()
+{
+    normalise(&extents_);
+    coarsen(&extents_, cap_);
+    return extents_;
 }
 
 bool overlap(const piox_extent *a, size_t na, const piox_extent *b, size_t nb)
