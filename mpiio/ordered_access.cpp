@@ -8,9 +8,17 @@
 #include "access_check.h"
 #include "errors.h"
 #include "sfp_file.h"
+#include "sfp_transfer.h"
 
 namespace piox::mpiio {
 namespace {
+
+// In atomic mode the data moves independently, under locks: a process holding
+// locks must not wait in a collective for one that waits for them.
+bool collective_transfer(const SfpFile &file)
+{
+    return file.options.collective_ordered_io && !in_atomic_mode(file);
+}
 
 // The collective step shared by every ordered routine. Every process takes part,
 // even one whose own arguments are bad (it contributes nothing), so that nobody is
@@ -32,14 +40,14 @@ int report_claim_failure(const SfpFile &file, int rc, int local_error)
     return raise_code(file.fh, local_error != MPI_SUCCESS ? local_error : rc);
 }
 
-template <auto Independent, auto Collective, typename Buffer>
+template <auto Independent, auto Locked, auto Collective, typename Buffer>
 int ordered_access(SfpFile &file, const char *routine, Direction direction, Buffer buf, int count,
                    MPI_Datatype datatype, MPI_Status *status)
 {
     MPI_Offset offset = 0;
     int local_error = MPI_SUCCESS;
     int rc = claim_ordered(file, routine, direction, count, datatype, &offset, &local_error);
-    if (file.options.collective_ordered_io) {
+    if (collective_transfer(file)) {
         // A collective transfer needs every process, including one that will fail.
         const bool skip = rc != MPI_SUCCESS || local_error != MPI_SUCCESS;
         MPI_Status ignored;
@@ -50,14 +58,14 @@ int ordered_access(SfpFile &file, const char *routine, Direction direction, Buff
     }
     if (rc != MPI_SUCCESS || local_error != MPI_SUCCESS)
         return report_claim_failure(file, rc, local_error);
-    return Independent(file.fh, offset, buf, count, datatype, status);
+    return transfer_at<Independent, Locked>(file, offset, buf, count, datatype, status);
 }
 
 // Split collectives. The begin call claims the offset and moves the data at once
 // (MPI lets begin do all the work); the end call hands back the stored status. A
 // nonblocking transfer would gain nothing here: ROMIO completes MPI_File_iwrite_at
 // through POSIX aio, whose completion MPI_Wait polls in a busy loop.
-template <auto Independent, auto CollectiveBegin, typename Buffer>
+template <auto Independent, auto Locked, auto CollectiveBegin, typename Buffer>
 int ordered_begin(SfpFile &file, const char *routine, Direction direction, Buffer buf, int count,
                   MPI_Datatype datatype)
 {
@@ -66,7 +74,7 @@ int ordered_begin(SfpFile &file, const char *routine, Direction direction, Buffe
     int rc = claim_ordered(file, routine, direction, count, datatype, &offset, &local_error);
     const SplitOrdered started = direction == Direction::read ? SplitOrdered::read
                                                               : SplitOrdered::write;
-    if (file.options.collective_ordered_io) {
+    if (collective_transfer(file)) {
         const bool skip = rc != MPI_SUCCESS || local_error != MPI_SUCCESS;
         // A process that failed still joins the collective, unless another split
         // collective is what it failed on.
@@ -81,7 +89,8 @@ int ordered_begin(SfpFile &file, const char *routine, Direction direction, Buffe
     }
     if (rc != MPI_SUCCESS || local_error != MPI_SUCCESS)
         return report_claim_failure(file, rc, local_error);
-    rc = Independent(file.fh, offset, buf, count, datatype, &file.split_status);
+    rc = transfer_at<Independent, Locked>(file, offset, buf, count, datatype,
+                                          &file.split_status);
     if (rc == MPI_SUCCESS)
         file.split = started;
     return rc;
@@ -96,7 +105,7 @@ int ordered_end(SfpFile &file, const char *routine, SplitOrdered expected, Buffe
                            std::string(routine) + " on '" + file.filename +
                                "': no matching begin call is outstanding");
     file.split = SplitOrdered::none;
-    if (file.options.collective_ordered_io)
+    if (collective_transfer(file))
         return CollectiveEnd(file.fh, buf, status);
     if (status != MPI_STATUS_IGNORE)
         *status = file.split_status;
@@ -108,26 +117,26 @@ int ordered_end(SfpFile &file, const char *routine, SplitOrdered expected, Buffe
 int File_read_ordered(SfpFile &file, void *buf, int count, MPI_Datatype datatype,
                       MPI_Status *status)
 {
-    return ordered_access<PMPI_File_read_at, PMPI_File_read_at_all>(
+    return ordered_access<PMPI_File_read_at, File_read_at, PMPI_File_read_at_all>(
         file, "MPI_File_read_ordered", Direction::read, buf, count, datatype, status);
 }
 
 int File_write_ordered(SfpFile &file, const void *buf, int count, MPI_Datatype datatype,
                        MPI_Status *status)
 {
-    return ordered_access<PMPI_File_write_at, PMPI_File_write_at_all>(
+    return ordered_access<PMPI_File_write_at, File_write_at, PMPI_File_write_at_all>(
         file, "MPI_File_write_ordered", Direction::write, buf, count, datatype, status);
 }
 
 int File_read_ordered_begin(SfpFile &file, void *buf, int count, MPI_Datatype datatype)
 {
-    return ordered_begin<PMPI_File_read_at, PMPI_File_read_at_all_begin>(
+    return ordered_begin<PMPI_File_read_at, File_read_at, PMPI_File_read_at_all_begin>(
         file, "MPI_File_read_ordered_begin", Direction::read, buf, count, datatype);
 }
 
 int File_write_ordered_begin(SfpFile &file, const void *buf, int count, MPI_Datatype datatype)
 {
-    return ordered_begin<PMPI_File_write_at, PMPI_File_write_at_all_begin>(
+    return ordered_begin<PMPI_File_write_at, File_write_at, PMPI_File_write_at_all_begin>(
         file, "MPI_File_write_ordered_begin", Direction::write, buf, count, datatype);
 }
 

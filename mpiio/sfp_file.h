@@ -28,6 +28,8 @@ struct SfpOptions {
 // The one split collective a file may have outstanding (MPI-3.1 13.4.5).
 enum class SplitOrdered { none, read, write };
 
+struct AtomicFile;
+
 struct SfpFile {
     MPI_File fh = MPI_FILE_NULL;
     MPI_Comm comm = MPI_COMM_NULL;  // private duplicate of the opening communicator
@@ -38,6 +40,7 @@ struct SfpFile {
     MPI_Count etype_size = 1;
     SplitOrdered split = SplitOrdered::none;
     MPI_Status split_status{};  // of the transfer the begin call made
+    AtomicFile *atomic = nullptr;  // the file's atomic-mode state, when piox manages it
 };
 
 // The access mode to hand to the MPI library's MPI_File_open. MPI_MODE_APPEND is

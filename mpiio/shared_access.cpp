@@ -4,11 +4,12 @@
 #include "access_check.h"
 #include "errors.h"
 #include "sfp_file.h"
+#include "sfp_transfer.h"
 
 namespace piox::mpiio {
 namespace {
 
-template <auto ExplicitOffsetIo, typename Buffer, typename Completion>
+template <auto LibraryIo, auto LockedIo, typename Buffer, typename Completion>
 int shared_access(SfpFile &file, const char *routine, Direction direction, Buffer buf, int count,
                   MPI_Datatype datatype, Completion completion)
 {
@@ -20,7 +21,7 @@ int shared_access(SfpFile &file, const char *routine, Direction direction, Buffe
     rc = piox_sfp_fetch_add(file.pointer, etypes, &offset);
     if (rc != MPI_SUCCESS)
         return raise_code(file.fh, rc);
-    return ExplicitOffsetIo(file.fh, offset, buf, count, datatype, completion);
+    return transfer_at<LibraryIo, LockedIo>(file, offset, buf, count, datatype, completion);
 }
 
 }  // namespace
@@ -28,28 +29,28 @@ int shared_access(SfpFile &file, const char *routine, Direction direction, Buffe
 int File_read_shared(SfpFile &file, void *buf, int count, MPI_Datatype datatype,
                      MPI_Status *status)
 {
-    return shared_access<PMPI_File_read_at>(file, "MPI_File_read_shared", Direction::read, buf,
+    return shared_access<PMPI_File_read_at, File_read_at>(file, "MPI_File_read_shared", Direction::read, buf,
                                             count, datatype, status);
 }
 
 int File_write_shared(SfpFile &file, const void *buf, int count, MPI_Datatype datatype,
                       MPI_Status *status)
 {
-    return shared_access<PMPI_File_write_at>(file, "MPI_File_write_shared", Direction::write,
+    return shared_access<PMPI_File_write_at, File_write_at>(file, "MPI_File_write_shared", Direction::write,
                                              buf, count, datatype, status);
 }
 
 int File_iread_shared(SfpFile &file, void *buf, int count, MPI_Datatype datatype,
                       MPI_Request *request)
 {
-    return shared_access<PMPI_File_iread_at>(file, "MPI_File_iread_shared", Direction::read, buf,
+    return shared_access<PMPI_File_iread_at, File_iread_at>(file, "MPI_File_iread_shared", Direction::read, buf,
                                              count, datatype, request);
 }
 
 int File_iwrite_shared(SfpFile &file, const void *buf, int count, MPI_Datatype datatype,
                        MPI_Request *request)
 {
-    return shared_access<PMPI_File_iwrite_at>(file, "MPI_File_iwrite_shared", Direction::write,
+    return shared_access<PMPI_File_iwrite_at, File_iwrite_at>(file, "MPI_File_iwrite_shared", Direction::write,
                                               buf, count, datatype, request);
 }
 

@@ -43,6 +43,25 @@ bool parse_ordered_io(const std::string &text, bool *collective)
     return false;
 }
 
+bool parse_lock(const std::string &text, piox_lock_kind *value)
+{
+    if (text == "range" || text == "mutex")
+        return *value = text == "range" ? PIOX_LOCK_RANGE : PIOX_LOCK_MUTEX, true;
+    return false;
+}
+
+bool parse_lockless(const std::string &text, mpiio::LocklessPolicy *value)
+{
+    static const std::pair<const char *, mpiio::LocklessPolicy> names[] = {
+        {"auto", mpiio::LocklessPolicy::detect},
+        {"yes", mpiio::LocklessPolicy::lockless},
+        {"no", mpiio::LocklessPolicy::locking}};
+    for (const auto &[name, policy] : names)
+        if (text == name)
+            return *value = policy, true;
+    return false;
+}
+
 // Applies one setting; a value the parser refuses keeps the current one, with a
 // message naming the source ("PIOX_SFP" or "hint piox_sfp").
 template <typename Value, typename Parser>
@@ -62,6 +81,11 @@ void for_each_file_knob(FileConfig *config, Visitor visit)
           &config->sfp_options.transport, "auto, shm or rma");
     visit("piox_ordered_io", "PIOX_ORDERED_IO", parse_ordered_io,
           &config->sfp_options.collective_ordered_io, "independent or collective");
+    visit("piox_atomic", "PIOX_ATOMIC", parse_switch, &config->atomic, "on or off");
+    visit("piox_atomic_lock", "PIOX_ATOMIC_LOCK", parse_lock, &config->atomic_options.lock,
+          "range or mutex");
+    visit("piox_lockless", "PIOX_LOCKLESS", parse_lockless, &config->lockless,
+          "auto, yes or no");
 }
 
 JobConfig read_environment()
@@ -98,18 +122,23 @@ int file_config(MPI_Comm comm, MPI_Info info, FileConfig *config)
         });
     }
     // Agreement: each setting's maximum and the maximum of its negation.
-    const int mine[3] = {config->sfp, static_cast<int>(config->sfp_options.transport),
-                         config->sfp_options.collective_ordered_io};
-    int bounds[6], all[6];
-    for (int i = 0; i < 3; i++) {
+    constexpr int n = 6;
+    const int mine[n] = {config->sfp,
+                         static_cast<int>(config->sfp_options.transport),
+                         config->sfp_options.collective_ordered_io,
+                         config->atomic,
+                         static_cast<int>(config->atomic_options.lock),
+                         static_cast<int>(config->lockless)};
+    int bounds[2 * n], all[2 * n];
+    for (int i = 0; i < n; i++) {
         bounds[i] = mine[i];
-        bounds[3 + i] = -mine[i];
+        bounds[n + i] = -mine[i];
     }
-    int rc = PMPI_Allreduce(bounds, all, 6, MPI_INT, MPI_MAX, comm);
+    int rc = PMPI_Allreduce(bounds, all, 2 * n, MPI_INT, MPI_MAX, comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    for (int i = 0; i < 3; i++)
-        if (all[i] != -all[3 + i])
+    for (int i = 0; i < n; i++)
+        if (all[i] != -all[n + i])
             return MPI_ERR_NOT_SAME;
     return MPI_SUCCESS;
 }

@@ -4,6 +4,8 @@
 #ifndef PIOX_SHIM_CONFIG_H
 #define PIOX_SHIM_CONFIG_H
 
+#include "atomic_file.h"
+#include "lockless.h"
 #include "sfp_file.h"
 
 #include <mpi.h>
@@ -13,6 +15,9 @@ namespace piox::shim {
 struct FileConfig {
     bool sfp = true;  // the shared-file-pointer part manages this file
     mpiio::SfpOptions sfp_options;
+    bool atomic = true;  // the atomic-mode part manages this file
+    mpiio::AtomicOptions atomic_options;
+    mpiio::LocklessPolicy lockless = mpiio::LocklessPolicy::detect;
 };
 
 struct JobConfig {

@@ -5,11 +5,27 @@
 #include "errors.h"
 #include "piox_log.h"
 #include "registry.h"
+#include "route.h"
 #include "stats.h"
 
 #include <string>
 
 namespace piox::shim::lifecycle {
+namespace {
+
+// Collective: frees what each part of piox keeps for the file.
+void release_parts(FileRecord &record)
+{
+    const char *name = record.filename();
+    if (record.sfp != nullptr && mpiio::detach(*record.sfp) != MPI_SUCCESS)
+        piox_warn("closing '%s': freeing the shared file pointer failed", name);
+    if (record.atomic != nullptr && mpiio::detach(*record.atomic) != MPI_SUCCESS)
+        piox_warn("closing '%s': freeing the atomic-mode locks failed", name);
+    record.sfp.reset();
+    record.atomic.reset();
+}
+
+}  // namespace
 
 int File_open(decltype(&PMPI_File_open) real, MPI_Comm comm, const char *filename, int amode,
               MPI_Info info, MPI_File *fh)
@@ -29,36 +45,71 @@ int File_open(decltype(&PMPI_File_open) real, MPI_Comm comm, const char *filenam
                                       "': piox hints or PIOX_* settings differ between processes");
     if (rc != MPI_SUCCESS)
         return mpiio::raise_code(MPI_FILE_NULL, rc);
-    if (!config.sfp) {
-        piox_debug("'%s': shared file pointer left to the MPI library", filename);
+    bool lockless = false;
+    rc = mpiio::file_is_lockless(comm, filename, config.lockless, &lockless);
+    if (rc != MPI_SUCCESS)
+        return mpiio::raise_code(MPI_FILE_NULL, rc);
+    if (!config.sfp && !config.atomic && !lockless) {
+        piox_debug("'%s': left to the MPI library", filename);
         return real(comm, filename, amode, info, fh);
     }
 
-    rc = real(comm, filename, mpiio::amode_for_library(amode), info, fh);
+    MPI_Info library_info = MPI_INFO_NULL;
+    if (lockless && (rc = mpiio::info_for_lockless(info, &library_info)) != MPI_SUCCESS)
+        return mpiio::raise_code(MPI_FILE_NULL, rc);
+    rc = real(comm, filename, config.sfp ? mpiio::amode_for_library(amode) : amode,
+              lockless ? library_info : info, fh);
+    if (library_info != MPI_INFO_NULL)
+        PMPI_Info_free(&library_info);
     if (rc != MPI_SUCCESS)
         return rc;
+
     auto record = std::make_shared<FileRecord>();
-    rc = mpiio::attach(*fh, comm, filename, amode, config.sfp_options, &record->sfp);
-    if (rc != MPI_SUCCESS) {
+    const char *failed = nullptr;
+    if (config.sfp &&
+        mpiio::attach(*fh, comm, filename, amode, config.sfp_options, &record->sfp) != MPI_SUCCESS)
+        failed = "cannot create the shared file pointer";
+    if (failed == nullptr && config.atomic &&
+        mpiio::attach(*fh, comm, filename, config.atomic_options, &record->atomic) != MPI_SUCCESS)
+        failed = "cannot set up atomic mode";
+    if (failed != nullptr) {
+        release_parts(*record);
         PMPI_File_close(fh);
         return mpiio::raise_error(MPI_FILE_NULL, MPI_ERR_OTHER,
-                                  std::string("MPI_File_open of '") + filename +
-                                      "': cannot create the shared file pointer");
+                                  std::string("MPI_File_open of '") + filename + "': " + failed);
     }
-    file_registry().add(*fh, std::move(record));
+    if (record->sfp != nullptr)
+        record->sfp->atomic = record->atomic.get();  // shared-pointer accesses lock in atomic mode
+    if (record->sfp != nullptr || record->atomic != nullptr)
+        file_registry().add(*fh, std::move(record));
     return MPI_SUCCESS;
+}
+
+int File_set_view(decltype(&PMPI_File_set_view) real, MPI_File fh, MPI_Offset disp,
+                  MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
+{
+    std::shared_ptr<FileRecord> record = file_registry().find(fh);
+    if (record == nullptr) {
+        if (fh != MPI_FILE_NULL && file_registry().was_closed(fh))
+            return closed_handle_error(Routine::File_set_view);
+        return real(fh, disp, etype, filetype, datarep, info);
+    }
+    record->count(Routine::File_set_view);
+    int rc = record->sfp != nullptr
+                 ? mpiio::File_set_view(*record->sfp, disp, etype, filetype, datarep, info)
+                 : real(fh, disp, etype, filetype, datarep, info);
+    if (record->atomic != nullptr)
+        mpiio::view_changed(*record->atomic);
+    return rc;
 }
 
 int File_close(decltype(&PMPI_File_close) real, MPI_File *fh)
 {
     std::shared_ptr<FileRecord> record = fh != nullptr ? file_registry().remove(*fh) : nullptr;
-    if (record != nullptr && record->sfp != nullptr) {
+    if (record != nullptr) {
         if (job_config().stats)
             print_file_stats(*record);
-        int rc = mpiio::detach(*record->sfp);
-        if (rc != MPI_SUCCESS)
-            piox_warn("closing '%s': freeing the shared file pointer failed (error %d)",
-                      record->sfp->filename.c_str(), rc);
+        release_parts(*record);
     }
     return real(fh);
 }
@@ -69,11 +120,9 @@ int Finalize(decltype(&PMPI_Finalize) real)
     // be freed collectively here (processes may have different files open), so only
     // our memory is released; MPI_Finalize reclaims the MPI objects.
     for (auto &record : file_registry().remove_all()) {
-        if (record->sfp != nullptr) {
-            piox_debug("'%s' still open at MPI_Finalize", record->sfp->filename.c_str());
-            if (job_config().stats)
-                print_file_stats(*record);
-        }
+        piox_debug("a file is still open at MPI_Finalize");
+        if (job_config().stats)
+            print_file_stats(*record);
     }
     return real();
 }

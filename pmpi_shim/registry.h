@@ -5,6 +5,7 @@
 #define PIOX_SHIM_REGISTRY_H
 
 #include "routine.h"
+#include "atomic_file.h"
 #include "sfp_file.h"
 
 #include <mpi.h>
@@ -18,8 +19,14 @@
 namespace piox::shim {
 
 struct FileRecord {
-    std::unique_ptr<mpiio::SfpFile> sfp;  // null when the part is off for this file
+    std::unique_ptr<mpiio::SfpFile> sfp;        // null when the part is off for this file
+    std::unique_ptr<mpiio::AtomicFile> atomic;  // likewise
     std::array<std::atomic<uint64_t>, kRoutineCount> calls{};  // for PIOX_STATS
+
+    const char *filename() const
+    {
+        return sfp != nullptr ? sfp->filename.c_str() : atomic != nullptr ? atomic->filename.c_str() : "?";
+    }
 
     void count(Routine routine)
     {

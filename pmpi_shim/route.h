@@ -14,6 +14,8 @@ int closed_handle_error(Routine routine);
 
 struct lifecycle_part {};
 struct sfp_part {};
+struct atomicity_part {};
+struct atomic_part {};
 
 // The shim's own handlers receive the real routine and every argument.
 template <auto Handler, typename Real, typename... Args>
@@ -22,17 +24,47 @@ int route(lifecycle_part, Routine, Real real, Args... args)
     return Handler(real, args...);
 }
 
-// Files with shared-pointer state go to piox::mpiio; all others to the library.
-template <auto Handler, typename Real, typename... Rest>
-int route(sfp_part, Routine routine, Real real, MPI_File fh, Rest... rest)
+// The parts of piox::mpiio receive their state of the file and the arguments after
+// the handle. select(record) gives that state, or null when the part leaves this
+// call to the library (which also gets every file piox does not manage).
+template <auto Handler, typename Select, typename Real, typename... Rest>
+int route_to_state(Select select, Routine routine, Real real, MPI_File fh, Rest... rest)
 {
     std::shared_ptr<FileRecord> record = file_registry().find(fh);
     if (record == nullptr && fh != MPI_FILE_NULL && file_registry().was_closed(fh))
         return closed_handle_error(routine);
-    if (record == nullptr || record->sfp == nullptr)
+    auto *state = record != nullptr ? select(*record) : nullptr;
+    if (state == nullptr)
         return real(fh, rest...);
     record->count(routine);
-    return Handler(*record->sfp, rest...);
+    return Handler(*state, rest...);
+}
+
+// Files with shared-pointer state.
+template <auto Handler, typename Real, typename... Rest>
+int route(sfp_part, Routine routine, Real real, MPI_File fh, Rest... rest)
+{
+    return route_to_state<Handler>([](FileRecord &r) { return r.sfp.get(); }, routine, real, fh,
+                                   rest...);
+}
+
+// Files whose atomic mode piox manages.
+template <auto Handler, typename Real, typename... Rest>
+int route(atomicity_part, Routine routine, Real real, MPI_File fh, Rest... rest)
+{
+    return route_to_state<Handler>([](FileRecord &r) { return r.atomic.get(); }, routine, real,
+                                   fh, rest...);
+}
+
+// Data access, while the file is in atomic mode.
+template <auto Handler, typename Real, typename... Rest>
+int route(atomic_part, Routine routine, Real real, MPI_File fh, Rest... rest)
+{
+    return route_to_state<Handler>(
+        [](FileRecord &r) {
+            return r.atomic != nullptr && r.atomic->atomic ? r.atomic.get() : nullptr;
+        },
+        routine, real, fh, rest...);
 }
 
 }  // namespace piox::shim

@@ -16,9 +16,12 @@ void print_file_stats(const FileRecord &record)
         if (n != 0)
             line += std::string(" ") + kRoutineNames[i] + "=" + std::to_string(n);
     }
-    const char *name = record.sfp ? record.sfp->filename.c_str() : "?";
     const char *transport = record.sfp ? piox_sfp_transport_name(record.sfp->pointer) : "off";
-    piox_warn("stats '%s': shared pointer %s;%s", name, transport,
+    const char *lock = record.atomic == nullptr       ? "off"
+                       : record.atomic->lock == nullptr ? "unused"
+                                                        : piox_lock_kind_name(record.atomic->lock);
+    piox_warn("stats '%s': shared pointer %s; atomic-mode locks %s;%s", record.filename(),
+              transport, lock,
               line.empty() ? " no calls taken over" : line.c_str());
 }
 

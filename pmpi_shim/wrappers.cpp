@@ -1,5 +1,6 @@
 // Every MPI_* symbol piox defines, generated from routines.def. Each wrapper resolves
 // the library's PMPI_ routine once and hands the call to route() for its part.
+#include "atomic_access.h"
 #include "lifecycle.h"
 #include "piox_api.h"
 #include "real.h"
@@ -9,6 +10,8 @@
 namespace piox::shim::handlers {
 namespace lifecycle = piox::shim::lifecycle;
 namespace sfp = piox::mpiio;
+namespace atomicity = piox::mpiio;
+namespace atomic = piox::mpiio;
 }  // namespace piox::shim::handlers
 
 // PIOX_WITH_REAL (a, b) -> real, a, b   and   PIOX_WITH_REAL () -> real

@@ -1,0 +1,152 @@
+// Atomic mode's per-file state and the locking of one access: see atomic_file.h.
+#include "atomic_file.h"
+
+#include "errors.h"
+#include "piox_log.h"
+
+namespace piox::mpiio {
+namespace {
+
+// Past this many extents an access's lock set is coarsened (adjacent extents
+// merged across their gaps): more bytes locked, never fewer.
+constexpr int kMaxLockedExtents = 1024;
+
+void free_unless_named(MPI_Datatype *type)
+{
+    int integers = 0, addresses = 0, datatypes = 0, combiner = MPI_COMBINER_NAMED;
+    PMPI_Type_get_envelope(*type, &integers, &addresses, &datatypes, &combiner);
+    if (combiner != MPI_COMBINER_NAMED)
+        PMPI_Type_free(type);
+}
+
+int flatten_current_view(AtomicFile &file)
+{
+    MPI_Offset disp = 0;
+    MPI_Datatype etype = MPI_DATATYPE_NULL, filetype = MPI_DATATYPE_NULL;
+    char datarep[MPI_MAX_DATAREP_STRING + 1] = {};
+    int rc = PMPI_File_get_view(file.fh, &disp, &etype, &filetype, datarep);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = piox_view_create(disp, etype, filetype, &file.view);
+    free_unless_named(&etype);
+    free_unless_named(&filetype);
+    if (rc != MPI_SUCCESS)
+        return error_code(rc, "atomic mode on '" + file.filename +
+                                  "': piox cannot flatten the file view to lock its bytes");
+    return MPI_SUCCESS;
+}
+
+int create_lock(AtomicFile &file)
+{
+    int rc = piox_lock_create(file.comm, file.options.lock, &file.lock);
+    if (rc == MPI_ERR_UNSUPPORTED_OPERATION) {
+        // The range lock needs one node (the multi-node range lock is not written yet).
+        piox_debug("'%s': atomic mode across nodes: whole-file mutex instead of range locks",
+                   file.filename.c_str());
+        rc = piox_lock_create(file.comm, PIOX_LOCK_MUTEX, &file.lock);
+    }
+    if (rc == MPI_SUCCESS)
+        piox_debug("'%s': atomic mode with %s locks", file.filename.c_str(),
+                   piox_lock_kind_name(file.lock));
+    return rc;
+}
+
+}  // namespace
+
+int attach(MPI_File fh, MPI_Comm comm, const char *filename, const AtomicOptions &options,
+           std::unique_ptr<AtomicFile> *out)
+{
+    auto file = std::make_unique<AtomicFile>();
+    file->fh = fh;
+    file->filename = filename;
+    file->options = options;
+    int rc = PMPI_Comm_dup(comm, &file->comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    PMPI_Comm_set_errhandler(file->comm, MPI_ERRORS_RETURN);
+    *out = std::move(file);
+    return MPI_SUCCESS;
+}
+
+int detach(AtomicFile &file)
+{
+    if (file.split_active)
+        piox_warn("'%s' closed with a split collective outstanding", file.filename.c_str());
+    int rc = MPI_SUCCESS;
+    if (file.view != nullptr)
+        piox_view_free(&file.view);
+    if (file.lock != nullptr)
+        rc = piox_lock_free(&file.lock);
+    int rc2 = PMPI_Comm_free(&file.comm);
+    return rc != MPI_SUCCESS ? rc : rc2;
+}
+
+void view_changed(AtomicFile &file)
+{
+    if (file.view != nullptr)
+        piox_view_free(&file.view);
+}
+
+int File_set_atomicity(AtomicFile &file, int flag)
+{
+    // Collective, and the flag must be the same everywhere (MPI-3.1 13.6.1): check,
+    // so that processes never disagree on whether to lock.
+    int mine[2] = {flag != 0, -(flag != 0)}, all[2] = {0, 0};
+    int rc = PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, file.comm);
+    if (rc != MPI_SUCCESS)
+        return raise_code(file.fh, rc);
+    if (all[0] != -all[1])
+        return raise_error(file.fh, MPI_ERR_NOT_SAME,
+                           "MPI_File_set_atomicity on '" + file.filename +
+                               "': the flag differs between processes");
+    if (flag && file.lock == nullptr) {
+        rc = create_lock(file);
+        if (rc != MPI_SUCCESS)
+            return raise_error(file.fh, MPI_ERR_OTHER,
+                               "MPI_File_set_atomicity on '" + file.filename +
+                                   "': cannot create the byte-range lock");
+    }
+    file.atomic = flag != 0;
+    return MPI_SUCCESS;
+}
+
+int File_get_atomicity(AtomicFile &file, int *flag)
+{
+    if (flag == nullptr)
+        return raise_error(file.fh, MPI_ERR_ARG, "MPI_File_get_atomicity: flag is NULL");
+    *flag = file.atomic;
+    return MPI_SUCCESS;
+}
+
+int lock_access(AtomicFile &file, Direction direction, MPI_Offset offset, int count,
+                MPI_Datatype datatype)
+{
+    if (count < 0)
+        return error_code(MPI_ERR_COUNT, "'" + file.filename + "': negative count " +
+                                             std::to_string(count));
+    MPI_Count size = 0;
+    if (datatype == MPI_DATATYPE_NULL || PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS ||
+        size == MPI_UNDEFINED)
+        return error_code(MPI_ERR_TYPE, "'" + file.filename + "': invalid datatype");
+    if (offset < 0)
+        return error_code(MPI_ERR_ARG, "'" + file.filename + "': negative offset " +
+                                           std::to_string(offset));
+    if (file.view == nullptr) {
+        int rc = flatten_current_view(file);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    file.extents.resize(kMaxLockedExtents);
+    int n = 0;
+    int rc = piox_view_extents(file.view, offset, static_cast<MPI_Offset>(size) * count,
+                               file.extents.data(), kMaxLockedExtents, &n);
+    if (rc != MPI_SUCCESS)
+        return error_code(rc, "'" + file.filename + "': the access does not fit in the file");
+    return piox_lock_acquire(file.lock,
+                             direction == Direction::write ? PIOX_LOCK_WRITE : PIOX_LOCK_READ,
+                             file.extents.data(), n);
+}
+
+int unlock_access(AtomicFile &file) { return piox_lock_release(file.lock); }
+
+}  // namespace piox::mpiio

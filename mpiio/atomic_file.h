@@ -1,0 +1,93 @@
+// Atomic mode (MPI-3.1 13.6.1), rebuilt on the adio core's byte-range locks: the
+// per-file state, MPI_File_set_atomicity / get_atomicity, and the locking of one
+// access. The MPI library underneath always stays in non-atomic mode, so it never
+// takes an fcntl lock for atomicity.
+//
+// In atomic mode every data access holds the locks for exactly the bytes it
+// touches (its view flattened, adio/include/piox_view.h), read or write mode, for
+// the whole transfer. The data moves with the library's blocking independent
+// routines while the locks are held: collective routines become independent (a
+// process holding locks must never wait in a collective for one that waits for
+// those locks; ROMIO does the same in atomic mode), and nonblocking routines finish
+// before they return a completed request.
+//
+// Visibility: the transfer is a pwrite/pread through the library, finished before
+// the locks are released, and the next conflicting access starts only after it has
+// acquired them; on a file system that keeps one page cache per file (local file
+// systems, FUSE mounts) the write is then visible to every process of the node.
+#ifndef PIOX_MPIIO_ATOMIC_FILE_H
+#define PIOX_MPIIO_ATOMIC_FILE_H
+
+#include "access_check.h"
+#include "piox_lock.h"
+#include "piox_view.h"
+
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace piox::mpiio {
+
+struct AtomicOptions {
+    piox_lock_kind lock = PIOX_LOCK_RANGE;
+};
+
+struct AtomicFile {
+    MPI_File fh = MPI_FILE_NULL;
+    MPI_Comm comm = MPI_COMM_NULL;  // private duplicate of the opening communicator
+    std::string filename;
+    AtomicOptions options;
+    bool atomic = false;
+    piox_lock *lock = nullptr;  // created by the first MPI_File_set_atomicity(fh, 1)
+    piox_view *view = nullptr;  // the current view, flattened at the first locked access
+    std::vector<piox_extent> extents;  // scratch for one access
+    bool split_active = false;  // a split collective begun in atomic mode
+    MPI_Status split_status{};
+};
+
+// Collective over comm, right after the library opened fh (duplicates comm).
+int attach(MPI_File fh, MPI_Comm comm, const char *filename, const AtomicOptions &options,
+           std::unique_ptr<AtomicFile> *out);
+
+// Collective (MPI_File_close): frees the lock and the communicator.
+int detach(AtomicFile &file);
+
+// After every MPI_File_set_view: the flattened view is stale.
+void view_changed(AtomicFile &file);
+
+int File_set_atomicity(AtomicFile &file, int flag);
+int File_get_atomicity(AtomicFile &file, int *flag);
+
+// Takes the locks for an access of count items of datatype starting at offset
+// (etypes of the current view). Errors are returned, not raised.
+int lock_access(AtomicFile &file, Direction direction, MPI_Offset offset, int count,
+                MPI_Datatype datatype);
+int unlock_access(AtomicFile &file);
+
+// Runs io() (a blocking transfer) with the access locked. io's own error has been
+// reported by the library already; a locking error is raised here.
+template <typename Io>
+int with_access_locked(AtomicFile &file, Direction direction, MPI_Offset offset, int count,
+                       MPI_Datatype datatype, Io io);
+
+}  // namespace piox::mpiio
+
+#include "errors.h"
+
+template <typename Io>
+int piox::mpiio::with_access_locked(AtomicFile &file, Direction direction, MPI_Offset offset,
+                                    int count, MPI_Datatype datatype, Io io)
+{
+    int rc = lock_access(file, direction, offset, count, datatype);
+    if (rc != MPI_SUCCESS)
+        return raise_code(file.fh, rc);
+    int io_rc = io();
+    rc = unlock_access(file);
+    if (io_rc != MPI_SUCCESS)
+        return io_rc;
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : raise_code(file.fh, rc);
+}
+
+#endif

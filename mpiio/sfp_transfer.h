@@ -1,0 +1,28 @@
+// How a shared-pointer access moves its data once it has its offset: with the
+// library's explicit-offset routine, or, while the file is in atomic mode, with
+// the locked one of atomic_access.h (so shared and ordered accesses are atomic too).
+#ifndef PIOX_MPIIO_SFP_TRANSFER_H
+#define PIOX_MPIIO_SFP_TRANSFER_H
+
+#include "atomic_access.h"
+#include "sfp_file.h"
+
+namespace piox::mpiio {
+
+inline bool in_atomic_mode(const SfpFile &file)
+{
+    return file.atomic != nullptr && file.atomic->atomic;
+}
+
+template <auto Library, auto Locked, typename Buffer, typename Completion>
+int transfer_at(SfpFile &file, MPI_Offset offset, Buffer buf, int count, MPI_Datatype datatype,
+                Completion completion)
+{
+    if (in_atomic_mode(file))
+        return Locked(*file.atomic, offset, buf, count, datatype, completion);
+    return Library(file.fh, offset, buf, count, datatype, completion);
+}
+
+}  // namespace piox::mpiio
+
+#endif
