@@ -51,6 +51,35 @@ int create_lock(AtomicFile &file)
     return rc;
 }
 
+// ROMIO's write data sieving reads, patches and writes back a whole extent,
+// bytes of other processes included, protected only by its own fcntl lock. Under
+// piox's exact range locks that would write stale copies over bytes another process
+// is writing at the same time (a contiguous write takes no fcntl lock), so atomic
+// mode turns it off, and restores the file's setting when it ends. Collective, as
+// MPI_File_set_info is.
+int set_write_sieving(AtomicFile &file, bool atomic)
+{
+    MPI_Info info = MPI_INFO_NULL;
+    int rc = PMPI_Info_create(&info);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (atomic) {
+        MPI_Info current = MPI_INFO_NULL;
+        char value[MPI_MAX_INFO_VAL + 1] = {};
+        int found = 0;
+        if (PMPI_File_get_info(file.fh, &current) == MPI_SUCCESS) {
+            PMPI_Info_get(current, "romio_ds_write", MPI_MAX_INFO_VAL, value, &found);
+            PMPI_Info_free(&current);
+        }
+        file.saved_ds_write = found ? value : "automatic";
+    }
+    rc = PMPI_Info_set(info, "romio_ds_write", atomic ? "disable" : file.saved_ds_write.c_str());
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_File_set_info(file.fh, info);
+    PMPI_Info_free(&info);
+    return rc;
+}
+
 }  // namespace
 
 int attach(MPI_File fh, MPI_Comm comm, const char *filename, const AtomicOptions &options,
@@ -105,6 +134,11 @@ int File_set_atomicity(AtomicFile &file, int flag)
             return raise_error(file.fh, MPI_ERR_OTHER,
                                "MPI_File_set_atomicity on '" + file.filename +
                                    "': cannot create the byte-range lock");
+    }
+    if ((flag != 0) != file.atomic) {
+        rc = set_write_sieving(file, flag != 0);
+        if (rc != MPI_SUCCESS)
+            return raise_code(file.fh, rc);
     }
     file.atomic = flag != 0;
     return MPI_SUCCESS;

@@ -11,6 +11,8 @@
 // those locks; ROMIO does the same in atomic mode), and nonblocking routines finish
 // before they return a completed request.
 //
+// The library's write data sieving is off in atomic mode (atomic_file.cpp says why).
+//
 // Visibility: the transfer is a pwrite/pread through the library, finished before
 // the locks are released, and the next conflicting access starts only after it has
 // acquired them; on a file system that keeps one page cache per file (local file
@@ -43,6 +45,7 @@ struct AtomicFile {
     piox_lock *lock = nullptr;  // created by the first MPI_File_set_atomicity(fh, 1)
     piox_view *view = nullptr;  // the current view, flattened at the first locked access
     std::vector<piox_extent> extents;  // scratch for one access
+    std::string saved_ds_write;  // the library's write sieving hint before atomic mode
     bool split_active = false;  // a split collective begun in atomic mode
     MPI_Status split_status{};
 };

@@ -9,6 +9,7 @@
 #include "stats.h"
 
 #include <string>
+#include <utility>
 
 namespace piox::shim::lifecycle {
 namespace {
@@ -65,6 +66,7 @@ int File_open(decltype(&PMPI_File_open) real, MPI_Comm comm, const char *filenam
         return rc;
 
     auto record = std::make_shared<FileRecord>();
+    record->lockless = lockless;
     const char *failed = nullptr;
     if (config.sfp &&
         mpiio::attach(*fh, comm, filename, amode, config.sfp_options, &record->sfp) != MPI_SUCCESS)
@@ -80,9 +82,34 @@ int File_open(decltype(&PMPI_File_open) real, MPI_Comm comm, const char *filenam
     }
     if (record->sfp != nullptr)
         record->sfp->atomic = record->atomic.get();  // shared-pointer accesses lock in atomic mode
-    if (record->sfp != nullptr || record->atomic != nullptr)
-        file_registry().add(*fh, std::move(record));
+    file_registry().add(*fh, std::move(record));
     return MPI_SUCCESS;
+}
+
+int File_get_info(decltype(&PMPI_File_get_info) real, MPI_File fh, MPI_Info *info_used)
+{
+    std::shared_ptr<FileRecord> record = file_registry().find(fh);
+    if (record == nullptr && fh != MPI_FILE_NULL && file_registry().was_closed(fh))
+        return closed_handle_error(Routine::File_get_info);
+    int rc = real(fh, info_used);
+    if (rc != MPI_SUCCESS || record == nullptr)
+        return rc;
+    const mpiio::AtomicFile *atomic = record->atomic.get();
+    const char *lock = atomic == nullptr         ? nullptr
+                       : atomic->lock != nullptr ? piox_lock_kind_name(atomic->lock)
+                       : atomic->options.lock == PIOX_LOCK_RANGE ? "range"
+                                                                 : "mutex";
+    const std::pair<const char *, const char *> hints[] = {
+        {"piox_sfp", record->sfp != nullptr ? "on" : "off"},
+        {"piox_sfp_transport",
+         record->sfp != nullptr ? piox_sfp_transport_name(record->sfp->pointer) : nullptr},
+        {"piox_atomic", atomic != nullptr ? "on" : "off"},
+        {"piox_atomic_lock", lock},
+        {"piox_lockless", record->lockless ? "yes" : "no"}};
+    for (const auto &[key, value] : hints)
+        if (value != nullptr && rc == MPI_SUCCESS)
+            rc = PMPI_Info_set(*info_used, key, value);
+    return rc;
 }
 
 int File_set_view(decltype(&PMPI_File_set_view) real, MPI_File fh, MPI_Offset disp,

@@ -11,6 +11,9 @@ int Finalize(decltype(&PMPI_Finalize) real);
 int File_open(decltype(&PMPI_File_open) real, MPI_Comm comm, const char *filename, int amode,
               MPI_Info info, MPI_File *fh);
 int File_close(decltype(&PMPI_File_close) real, MPI_File *fh);
+// The library's hints plus piox's, as in effect for the file (piox_sfp,
+// piox_sfp_transport, piox_atomic, piox_atomic_lock, piox_lockless).
+int File_get_info(decltype(&PMPI_File_get_info) real, MPI_File fh, MPI_Info *info_used);
 // Resets the shared pointer and makes atomic mode re-flatten the view.
 int File_set_view(decltype(&PMPI_File_set_view) real, MPI_File fh, MPI_Offset disp,
                   MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info);

@@ -21,6 +21,7 @@ namespace piox::shim {
 struct FileRecord {
     std::unique_ptr<mpiio::SfpFile> sfp;        // null when the part is off for this file
     std::unique_ptr<mpiio::AtomicFile> atomic;  // likewise
+    bool lockless = false;  // fcntl locks fail on the file's file system
     std::array<std::atomic<uint64_t>, kRoutineCount> calls{};  // for PIOX_STATS
 
     const char *filename() const

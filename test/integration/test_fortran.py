@@ -48,7 +48,8 @@ EXPECTED_CALLS = {
     "MPI_File_seek_shared": 4,
     "MPI_File_get_position_shared": 13,
 }
-STATS_LINE = re.compile(r"^piox\[(\d+)\]: stats '(.*)': shared pointer (\S+); (.*)$")
+STATS_LINE = re.compile(
+    r"^piox\[(\d+)\]: stats '(.*)': shared pointer (\S+); atomic-mode locks \S+; (.*)$")
 DATA_FILE = "fortran_shared.dat"
 
 
