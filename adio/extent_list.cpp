@@ -13,8 +13,10 @@ void normalise(ExtentList *extents)
     list.erase(std::remove_if(list.begin(), list.end(),
                               [](const piox_extent &e) { return e.length <= 0; }),
                list.end());
-    std::sort(list.begin(), list.end(),
-              [](const piox_extent &a, const piox_extent &b) { return a.offset < b.offset; });
+    auto by_offset = [](const piox_extent &a, const piox_extent &b) { return a.offset < b.offset; };
+    // Views and lock requests mostly arrive sorted already: check before sorting.
+    if (!std::is_sorted(list.begin(), list.end(), by_offset))
+        std::sort(list.begin(), list.end(), by_offset);
     size_t kept = 0;
     for (size_t i = 0; i < list.size(); i++) {
         if (kept > 0 && list[i].offset <= end_of(list[kept - 1])) {

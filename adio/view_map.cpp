@@ -75,6 +75,14 @@ int ViewMap::map_whole_tiles(MPI_Offset first_tile, MPI_Offset count, BoundedExt
     MPI_Offset origin = 0;
     if (!tile_origin(first_tile + count - 1, &origin))  // the farthest tile
         return MPI_ERR_ARG;
+    if (footprint_.size() == 1 && footprint_[0].length == extent_) {
+        // Dense tiles abut (the default byte view, a contiguous filetype): one extent,
+        // however many tiles, instead of one per tile.
+        MPI_Offset first = 0;
+        tile_origin(first_tile, &first);
+        out->add(first + footprint_[0].offset, origin - first + extent_);
+        return MPI_SUCCESS;
+    }
     const MPI_Offset cap = static_cast<MPI_Offset>(out->cap());
     const MPI_Offset per_tile = static_cast<MPI_Offset>(footprint_.size());
     if (count <= 2 * cap / per_tile) {

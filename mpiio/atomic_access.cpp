@@ -3,6 +3,7 @@
 // collective and nonblocking routines take the same path.
 #include "atomic_access.h"
 
+#include "atomic_sieve.h"
 #include "completed_request.h"
 #include "errors.h"
 
@@ -16,6 +17,10 @@ template <auto Transfer, typename Buffer>
 int at_offset(AtomicFile &file, Direction direction, MPI_Offset offset, Buffer buf, int count,
               MPI_Datatype datatype, MPI_Status *status)
 {
+    int rc = MPI_SUCCESS;
+    if (sieved_transfer(file, direction, offset, const_cast<void *>(buf), count, datatype, status,
+                        &rc))
+        return rc;
     return with_access_locked(file, direction, offset, count, datatype, [&] {
         return Transfer(file.fh, offset, buf, count, datatype, status);
     });
@@ -31,6 +36,15 @@ int at_pointer(AtomicFile &file, Direction direction, Buffer buf, int count,
     int rc = PMPI_File_get_position(file.fh, &offset);
     if (rc != MPI_SUCCESS)
         return raise_code(file.fh, rc);
+    if (sieved_transfer(file, direction, offset, const_cast<void *>(buf), count, datatype, status,
+                        &rc)) {
+        // Moved on piox's own descriptor: advance the pointer as the library would.
+        MPI_Count size = 0;
+        PMPI_Type_size_x(datatype, &size);
+        const MPI_Offset etypes = size * count / piox_view_etype_size(file.view);
+        int moved = PMPI_File_seek(file.fh, offset + etypes, MPI_SEEK_SET);
+        return rc != MPI_SUCCESS ? rc : (moved == MPI_SUCCESS ? rc : raise_code(file.fh, moved));
+    }
     return with_access_locked(file, direction, offset, count, datatype, [&] {
         return Transfer(file.fh, buf, count, datatype, status);
     });

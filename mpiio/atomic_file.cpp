@@ -1,6 +1,7 @@
 // Atomic mode's per-file state and the locking of one access: see atomic_file.h.
 #include "atomic_file.h"
 
+#include "atomic_sieve.h"
 #include "errors.h"
 #include "piox_log.h"
 
@@ -19,7 +20,7 @@ void free_unless_named(MPI_Datatype *type)
         PMPI_Type_free(type);
 }
 
-int flatten_current_view(AtomicFile &file)
+int flatten_view(AtomicFile &file)
 {
     MPI_Offset disp = 0;
     MPI_Datatype etype = MPI_DATATYPE_NULL, filetype = MPI_DATATYPE_NULL;
@@ -27,6 +28,7 @@ int flatten_current_view(AtomicFile &file)
     int rc = PMPI_File_get_view(file.fh, &disp, &etype, &filetype, datarep);
     if (rc != MPI_SUCCESS)
         return rc;
+    file.native = std::string(datarep) == "native";
     rc = piox_view_create(disp, etype, filetype, &file.view);
     free_unless_named(&etype);
     free_unless_named(&filetype);
@@ -82,8 +84,8 @@ int set_write_sieving(AtomicFile &file, bool atomic)
 
 }  // namespace
 
-int attach(MPI_File fh, MPI_Comm comm, const char *filename, const AtomicOptions &options,
-           std::unique_ptr<AtomicFile> *out)
+int attach(MPI_File fh, MPI_Comm comm, const char *filename, int amode,
+           const AtomicOptions &options, std::unique_ptr<AtomicFile> *out)
 {
     auto file = std::make_unique<AtomicFile>();
     file->fh = fh;
@@ -93,6 +95,7 @@ int attach(MPI_File fh, MPI_Comm comm, const char *filename, const AtomicOptions
     if (rc != MPI_SUCCESS)
         return rc;
     PMPI_Comm_set_errhandler(file->comm, MPI_ERRORS_RETURN);
+    open_sieve_descriptor(*file, amode);
     *out = std::move(file);
     return MPI_SUCCESS;
 }
@@ -104,6 +107,7 @@ int detach(AtomicFile &file)
     int rc = MPI_SUCCESS;
     if (file.view != nullptr)
         piox_view_free(&file.view);
+    close_sieve_descriptor(file);
     if (file.lock != nullptr)
         rc = piox_lock_free(&file.lock);
     int rc2 = PMPI_Comm_free(&file.comm);
@@ -165,20 +169,23 @@ int lock_access(AtomicFile &file, Direction direction, MPI_Offset offset, int co
     if (offset < 0)
         return error_code(MPI_ERR_ARG, "'" + file.filename + "': negative offset " +
                                            std::to_string(offset));
-    if (file.view == nullptr) {
-        int rc = flatten_current_view(file);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
+    int rc = current_view(file);
+    if (rc != MPI_SUCCESS)
+        return rc;
     file.extents.resize(kMaxLockedExtents);
     int n = 0;
-    int rc = piox_view_extents(file.view, offset, static_cast<MPI_Offset>(size) * count,
+    rc = piox_view_extents(file.view, offset, static_cast<MPI_Offset>(size) * count,
                                file.extents.data(), kMaxLockedExtents, &n);
     if (rc != MPI_SUCCESS)
         return error_code(rc, "'" + file.filename + "': the access does not fit in the file");
     return piox_lock_acquire(file.lock,
                              direction == Direction::write ? PIOX_LOCK_WRITE : PIOX_LOCK_READ,
                              file.extents.data(), n);
+}
+
+int current_view(AtomicFile &file)
+{
+    return file.view != nullptr ? MPI_SUCCESS : flatten_view(file);
 }
 
 int unlock_access(AtomicFile &file) { return piox_lock_release(file.lock); }

@@ -44,15 +44,20 @@ struct AtomicFile {
     bool atomic = false;
     piox_lock *lock = nullptr;  // created by the first MPI_File_set_atomicity(fh, 1)
     piox_view *view = nullptr;  // the current view, flattened at the first locked access
+    bool native = true;         // the view's data representation is "native"
     std::vector<piox_extent> extents;  // scratch for one access
+    int sieve_fd = -1;          // piox's own descriptor of the file (atomic_sieve.h)
+    bool sieve_writes = false;  // it was opened for writing
+    std::vector<piox_extent> sieve_extents;  // scratch for atomic_sieve.cpp
+    std::vector<char> sieve_stream, sieve_span;
     std::string saved_ds_write;  // the library's write sieving hint before atomic mode
     bool split_active = false;  // a split collective begun in atomic mode
     MPI_Status split_status{};
 };
 
 // Collective over comm, right after the library opened fh (duplicates comm).
-int attach(MPI_File fh, MPI_Comm comm, const char *filename, const AtomicOptions &options,
-           std::unique_ptr<AtomicFile> *out);
+int attach(MPI_File fh, MPI_Comm comm, const char *filename, int amode,
+           const AtomicOptions &options, std::unique_ptr<AtomicFile> *out);
 
 // Collective (MPI_File_close): frees the lock and the communicator.
 int detach(AtomicFile &file);
@@ -62,6 +67,9 @@ void view_changed(AtomicFile &file);
 
 int File_set_atomicity(AtomicFile &file, int flag);
 int File_get_atomicity(AtomicFile &file, int *flag);
+
+// Flattens the current view if it is not yet (file.view, file.native).
+int current_view(AtomicFile &file);
 
 // Takes the locks for an access of count items of datatype starting at offset
 // (etypes of the current view). Errors are returned, not raised.

@@ -194,6 +194,10 @@ struct ArgumentFor<MPI_File *> {
     using type = HandleInOut<MPI_File, MPI_File_f2c, MPI_File_c2f>;
 };
 template <>
+struct ArgumentFor<MPI_Info *> {
+    using type = HandleOut<MPI_Info, MPI_Info_c2f>;
+};
+template <>
 struct ArgumentFor<MPI_Request *> {
     using type = HandleOut<MPI_Request, MPI_Request_c2f>;
 };

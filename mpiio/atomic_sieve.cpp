@@ -1,0 +1,175 @@
+// piox's own data sieving in atomic mode: see atomic_sieve.h.
+#include "atomic_sieve.h"
+
+#include "errors.h"
+
+#include <cerrno>
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace piox::mpiio {
+namespace {
+
+constexpr MPI_Offset kMaxSpan = MPI_Offset(4) << 20;  // bytes read or written at once
+constexpr int kMinPieces = 8;       // fewer pieces: one system call each is as cheap
+constexpr size_t kMaxPieces = 1 << 16;
+constexpr MPI_Offset kWriteSpanPerByte = 2;   // a sieved write locks at most 2x its bytes
+constexpr MPI_Offset kReadSpanPerByte = 16;   // a sieved read reads at most 16x its bytes
+
+// ROMIO accepts "<fs>:" before the path (not a single letter: that is no prefix).
+std::string path_without_prefix(const std::string &name)
+{
+    size_t colon = name.find(':');
+    if (colon == std::string::npos || colon < 2 || name.find('/') < colon)
+        return name;
+    return name.substr(colon + 1);
+}
+
+bool transfer_all(int fd, char *data, MPI_Offset length, MPI_Offset offset, bool write,
+                  MPI_Offset *done)
+{
+    *done = 0;
+    while (*done < length) {
+        ssize_t n = write ? pwrite(fd, data + *done, static_cast<size_t>(length - *done),
+                                   offset + *done)
+                          : pread(fd, data + *done, static_cast<size_t>(length - *done),
+                                  offset + *done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return false;
+        if (n == 0)
+            break;  // end of file (reads only)
+        *done += n;
+    }
+    return true;
+}
+
+// The exact extents of the access, in stream order (filetypes are monotonic, so
+// sorted order is stream order); false when they are not worth sieving.
+bool plan(AtomicFile &file, Direction direction, MPI_Offset offset, MPI_Offset bytes,
+          int *pieces, piox_extent *span)
+{
+    file.sieve_extents.resize(static_cast<size_t>(std::min<MPI_Offset>(bytes, kMaxPieces)));
+    int n = 0;
+    if (piox_view_extents(file.view, offset, bytes, file.sieve_extents.data(),
+                          static_cast<int>(file.sieve_extents.size()), &n) != MPI_SUCCESS ||
+        n < kMinPieces)
+        return false;
+    MPI_Offset covered = 0;
+    for (int i = 0; i < n; i++)
+        covered += file.sieve_extents[static_cast<size_t>(i)].length;
+    if (covered != bytes)
+        return false;  // coarsened: not exact
+    const piox_extent &last = file.sieve_extents[static_cast<size_t>(n - 1)];
+    *span = {file.sieve_extents[0].offset, last.offset + last.length - file.sieve_extents[0].offset};
+    const MPI_Offset per_byte = direction == Direction::write ? kWriteSpanPerByte : kReadSpanPerByte;
+    *pieces = n;
+    return span->length <= kMaxSpan && span->length <= per_byte * bytes;
+}
+
+// Copies between the packed stream and the span buffer, piece by piece.
+void move_pieces(AtomicFile &file, int pieces, const piox_extent &span, bool into_span)
+{
+    char *stream = file.sieve_stream.data();
+    for (int i = 0; i < pieces; i++) {
+        const piox_extent &piece = file.sieve_extents[static_cast<size_t>(i)];
+        char *in_span = file.sieve_span.data() + (piece.offset - span.offset);
+        if (into_span)
+            std::memcpy(in_span, stream, static_cast<size_t>(piece.length));
+        else
+            std::memcpy(stream, in_span, static_cast<size_t>(piece.length));
+        stream += piece.length;
+    }
+}
+
+int io_error(AtomicFile &file, const char *what)
+{
+    return raise_error(file.fh, MPI_ERR_IO, std::string("atomic-mode ") + what + " of '" +
+                                                file.filename + "': " + std::strerror(errno));
+}
+
+}  // namespace
+
+void open_sieve_descriptor(AtomicFile &file, int amode)
+{
+    const std::string path = path_without_prefix(file.filename);
+    // Sieving a write reads the span first, so it needs read access too.
+    file.sieve_fd = open(path.c_str(), (amode & MPI_MODE_RDONLY) ? O_RDONLY : O_RDWR);
+    file.sieve_writes = file.sieve_fd >= 0 && !(amode & MPI_MODE_RDONLY);
+}
+
+void close_sieve_descriptor(AtomicFile &file)
+{
+    if (file.sieve_fd >= 0)
+        close(file.sieve_fd);
+    file.sieve_fd = -1;
+}
+
+bool sieved_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, void *buf,
+                     int count, MPI_Datatype datatype, MPI_Status *status, int *rc)
+{
+    const bool write = direction == Direction::write;
+    MPI_Count size = 0;
+    if (file.sieve_fd < 0 || (write && !file.sieve_writes) || count <= 0 || offset < 0 ||
+        datatype == MPI_DATATYPE_NULL || PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS ||
+        size <= 0 || size * count > kMaxSpan || current_view(file) != MPI_SUCCESS ||
+        !file.native)
+        return false;
+    const MPI_Offset bytes = static_cast<MPI_Offset>(size) * count;
+    int pieces = 0;
+    piox_extent span{};
+    if (!plan(file, direction, offset, bytes, &pieces, &span))
+        return false;
+
+    file.sieve_stream.resize(static_cast<size_t>(bytes));
+    int position = 0;
+    if (write && (PMPI_Pack(buf, count, datatype, file.sieve_stream.data(), static_cast<int>(bytes),
+                            &position, MPI_COMM_SELF) != MPI_SUCCESS ||
+                  position != bytes))
+        return false;
+    // A write locks the whole span it rewrites; a read only the bytes it keeps.
+    *rc = write ? piox_lock_acquire(file.lock, PIOX_LOCK_WRITE, &span, 1)
+                : piox_lock_acquire(file.lock, PIOX_LOCK_READ, file.sieve_extents.data(), pieces);
+    if (*rc != MPI_SUCCESS) {
+        *rc = raise_code(file.fh, *rc);
+        return true;
+    }
+    struct stat st {};
+    if (!write && (fstat(file.sieve_fd, &st) != 0 || st.st_size < span.offset + span.length)) {
+        piox_lock_release(file.lock);
+        return false;  // reaches past the end: the library counts what a short read got
+    }
+    file.sieve_span.resize(static_cast<size_t>(span.length));
+    MPI_Offset done = 0;
+    bool ok = transfer_all(file.sieve_fd, file.sieve_span.data(), span.length, span.offset, false,
+                           &done);
+    if (ok && write) {
+        std::memset(file.sieve_span.data() + done, 0, static_cast<size_t>(span.length - done));
+        move_pieces(file, pieces, span, true);
+        ok = transfer_all(file.sieve_fd, file.sieve_span.data(), span.length, span.offset, true,
+                          &done);
+    }
+    piox_lock_release(file.lock);
+    if (!ok) {
+        *rc = io_error(file, write ? "write" : "read");
+        return true;
+    }
+    if (!write) {
+        move_pieces(file, pieces, span, false);
+        position = 0;
+        PMPI_Unpack(file.sieve_stream.data(), static_cast<int>(bytes), &position, buf, count,
+                    datatype, MPI_COMM_SELF);
+    }
+    if (status != MPI_STATUS_IGNORE)
+        PMPI_Status_set_elements_x(status, MPI_BYTE, bytes);
+    *rc = MPI_SUCCESS;
+    return true;
+}
+
+}  // namespace piox::mpiio
