@@ -89,3 +89,15 @@ bool overlap(const piox_extent *a, size_t na, const piox_extent *b, size_t nb)
 }
 
 }  // namespace piox::adio
+
+extern "C" int piox_extents_coarsen(piox_extent *extents, int n, int cap, int *count)
+{
+    if (n < 0 || cap < 1 || count == nullptr || (n > 0 && extents == nullptr))
+        return MPI_ERR_ARG;
+    piox::adio::ExtentList list(extents, extents + n);
+    piox::adio::normalise(&list);
+    piox::adio::coarsen(&list, static_cast<size_t>(cap));
+    std::copy(list.begin(), list.end(), extents);
+    *count = static_cast<int>(list.size());
+    return MPI_SUCCESS;
+}

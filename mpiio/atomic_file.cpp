@@ -116,6 +116,7 @@ int detach(AtomicFile &file)
 
 void view_changed(AtomicFile &file)
 {
+    file.sieve_plan.valid = false;
     if (file.view != nullptr)
         piox_view_free(&file.view);
 }

@@ -36,6 +36,16 @@ struct AtomicOptions {
     piox_lock_kind lock = PIOX_LOCK_RANGE;
 };
 
+// How an access of `bytes` at `offset` maps onto the file, kept for the next access:
+// programs tend to repeat the same access (atomic_sieve.cpp).
+struct SievePlan {
+    bool valid = false;
+    MPI_Offset offset = 0, bytes = 0;
+    std::vector<piox_extent> pieces;  // exact, in stream order; empty when not worth it
+    piox_extent span{};               // first byte of the first piece to the last's end
+    std::vector<piox_extent> read_locks;  // the pieces, coarsened for a read's lock
+};
+
 struct AtomicFile {
     MPI_File fh = MPI_FILE_NULL;
     MPI_Comm comm = MPI_COMM_NULL;  // private duplicate of the opening communicator
@@ -48,7 +58,7 @@ struct AtomicFile {
     std::vector<piox_extent> extents;  // scratch for one access
     int sieve_fd = -1;          // piox's own descriptor of the file (atomic_sieve.h)
     bool sieve_writes = false;  // it was opened for writing
-    std::vector<piox_extent> sieve_extents;  // scratch for atomic_sieve.cpp
+    SievePlan sieve_plan;       // of the last access that considered sieving
     std::vector<char> sieve_stream, sieve_span;
     std::string saved_ds_write;  // the library's write sieving hint before atomic mode
     bool split_active = false;  // a split collective begun in atomic mode

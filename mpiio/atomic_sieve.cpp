@@ -18,6 +18,7 @@ namespace {
 constexpr MPI_Offset kMaxSpan = MPI_Offset(4) << 20;  // bytes read or written at once
 constexpr int kMinPieces = 8;       // fewer pieces: one system call each is as cheap
 constexpr size_t kMaxPieces = 1 << 16;
+constexpr int kReadLockExtents = 64;
 constexpr MPI_Offset kWriteSpanPerByte = 2;   // a sieved write locks at most 2x its bytes
 constexpr MPI_Offset kReadSpanPerByte = 16;   // a sieved read reads at most 16x its bytes
 
@@ -50,36 +51,57 @@ bool transfer_all(int fd, char *data, MPI_Offset length, MPI_Offset offset, bool
     return true;
 }
 
-// The exact extents of the access, in stream order (filetypes are monotonic, so
-// sorted order is stream order); false when they are not worth sieving.
-bool plan(AtomicFile &file, Direction direction, MPI_Offset offset, MPI_Offset bytes,
-          int *pieces, piox_extent *span)
+// Fills plan with the exact pieces of the access (stream order: filetypes are
+// monotonic, so sorted order is stream order), or none when there are too few, too
+// many, or the view cannot give them exactly.
+void make_plan(AtomicFile &file, MPI_Offset offset, MPI_Offset bytes, SievePlan *plan)
 {
-    file.sieve_extents.resize(static_cast<size_t>(std::min<MPI_Offset>(bytes, kMaxPieces)));
+    plan->valid = true;
+    plan->offset = offset;
+    plan->bytes = bytes;
+    plan->pieces.resize(static_cast<size_t>(std::min<MPI_Offset>(bytes, kMaxPieces)));
     int n = 0;
-    if (piox_view_extents(file.view, offset, bytes, file.sieve_extents.data(),
-                          static_cast<int>(file.sieve_extents.size()), &n) != MPI_SUCCESS ||
-        n < kMinPieces)
-        return false;
     MPI_Offset covered = 0;
-    for (int i = 0; i < n; i++)
-        covered += file.sieve_extents[static_cast<size_t>(i)].length;
-    if (covered != bytes)
-        return false;  // coarsened: not exact
-    const piox_extent &last = file.sieve_extents[static_cast<size_t>(n - 1)];
-    *span = {file.sieve_extents[0].offset, last.offset + last.length - file.sieve_extents[0].offset};
+    if (piox_view_extents(file.view, offset, bytes, plan->pieces.data(),
+                          static_cast<int>(plan->pieces.size()), &n) == MPI_SUCCESS)
+        for (int i = 0; i < n; i++)
+            covered += plan->pieces[static_cast<size_t>(i)].length;
+    if (n < kMinPieces || covered != bytes) {  // covered != bytes: coarsened, not exact
+        plan->pieces.clear();
+        return;
+    }
+    plan->pieces.resize(static_cast<size_t>(n));
+    const piox_extent &first = plan->pieces.front(), &last = plan->pieces.back();
+    plan->span = {first.offset, last.offset + last.length - first.offset};
+    // The lock service keeps a few dozen extents per shard anyway: coarsen once here
+    // rather than on every access.
+    plan->read_locks = plan->pieces;
+    int kept = 0;
+    piox_extents_coarsen(plan->read_locks.data(), n, kReadLockExtents, &kept);
+    plan->read_locks.resize(static_cast<size_t>(kept));
+}
+
+// The plan for this access (the last one again when it repeats), when sieving is
+// worth it in this direction.
+const SievePlan *plan_for(AtomicFile &file, Direction direction, MPI_Offset offset,
+                          MPI_Offset bytes)
+{
+    SievePlan &plan = file.sieve_plan;
+    if (!plan.valid || plan.offset != offset || plan.bytes != bytes)
+        make_plan(file, offset, bytes, &plan);
+    if (plan.pieces.empty())
+        return nullptr;
     const MPI_Offset per_byte = direction == Direction::write ? kWriteSpanPerByte : kReadSpanPerByte;
-    *pieces = n;
-    return span->length <= kMaxSpan && span->length <= per_byte * bytes;
+    const bool worth = plan.span.length <= kMaxSpan && plan.span.length <= per_byte * bytes;
+    return worth ? &plan : nullptr;
 }
 
 // Copies between the packed stream and the span buffer, piece by piece.
-void move_pieces(AtomicFile &file, int pieces, const piox_extent &span, bool into_span)
+void move_pieces(AtomicFile &file, const SievePlan &plan, bool into_span)
 {
     char *stream = file.sieve_stream.data();
-    for (int i = 0; i < pieces; i++) {
-        const piox_extent &piece = file.sieve_extents[static_cast<size_t>(i)];
-        char *in_span = file.sieve_span.data() + (piece.offset - span.offset);
+    for (const piox_extent &piece : plan.pieces) {
+        char *in_span = file.sieve_span.data() + (piece.offset - plan.span.offset);
         if (into_span)
             std::memcpy(in_span, stream, static_cast<size_t>(piece.length));
         else
@@ -122,10 +144,10 @@ bool sieved_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, v
         !file.native)
         return false;
     const MPI_Offset bytes = static_cast<MPI_Offset>(size) * count;
-    int pieces = 0;
-    piox_extent span{};
-    if (!plan(file, direction, offset, bytes, &pieces, &span))
+    const SievePlan *plan = plan_for(file, direction, offset, bytes);
+    if (plan == nullptr)
         return false;
+    const piox_extent span = plan->span;
 
     file.sieve_stream.resize(static_cast<size_t>(bytes));
     int position = 0;
@@ -135,7 +157,8 @@ bool sieved_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, v
         return false;
     // A write locks the whole span it rewrites; a read only the bytes it keeps.
     *rc = write ? piox_lock_acquire(file.lock, PIOX_LOCK_WRITE, &span, 1)
-                : piox_lock_acquire(file.lock, PIOX_LOCK_READ, file.sieve_extents.data(), pieces);
+                : piox_lock_acquire(file.lock, PIOX_LOCK_READ, plan->read_locks.data(),
+                                    static_cast<int>(plan->read_locks.size()));
     if (*rc != MPI_SUCCESS) {
         *rc = raise_code(file.fh, *rc);
         return true;
@@ -151,7 +174,7 @@ bool sieved_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, v
                            &done);
     if (ok && write) {
         std::memset(file.sieve_span.data() + done, 0, static_cast<size_t>(span.length - done));
-        move_pieces(file, pieces, span, true);
+        move_pieces(file, *plan, true);
         ok = transfer_all(file.sieve_fd, file.sieve_span.data(), span.length, span.offset, true,
                           &done);
     }
@@ -161,7 +184,7 @@ bool sieved_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, v
         return true;
     }
     if (!write) {
-        move_pieces(file, pieces, span, false);
+        move_pieces(file, *plan, false);
         position = 0;
         PMPI_Unpack(file.sieve_stream.data(), static_cast<int>(bytes), &position, buf, count,
                     datatype, MPI_COMM_SELF);

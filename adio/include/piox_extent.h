@@ -5,9 +5,24 @@
 
 #include <mpi.h>
 
+#include "piox_api.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     MPI_Offset offset; /* first byte */
     MPI_Offset length; /* bytes, > 0 */
 } piox_extent;
+
+/* Sorts and merges the n extents in place, then merges neighbours (smallest gaps
+ * first) until at most cap (>= 1) remain: the result covers every byte it covered,
+ * and maybe more. *count receives how many remain. */
+PIOX_API int piox_extents_coarsen(piox_extent *extents, int n, int cap, int *count);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PIOX_EXTENT_H */
