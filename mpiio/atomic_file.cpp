@@ -84,7 +84,7 @@ int set_write_sieving(AtomicFile &file, bool atomic)
 
 }  // namespace
 
-int attach(MPI_File fh, MPI_Comm comm, const char *filename, int amode,
+int attach(MPI_File fh, MPI_Comm comm, const char *filename, int amode, bool lockless,
            const AtomicOptions &options, std::unique_ptr<AtomicFile> *out)
 {
     auto file = std::make_unique<AtomicFile>();
@@ -96,6 +96,12 @@ int attach(MPI_File fh, MPI_Comm comm, const char *filename, int amode,
         return rc;
     PMPI_Comm_set_errhandler(file->comm, MPI_ERRORS_RETURN);
     open_sieve_descriptor(*file, amode);
+    file->lockless = lockless;
+    if (lockless && (rc = create_lock(*file)) != MPI_SUCCESS) {
+        close_sieve_descriptor(*file);
+        PMPI_Comm_free(&file->comm);
+        return rc;
+    }
     *out = std::move(file);
     return MPI_SUCCESS;
 }

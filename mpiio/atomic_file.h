@@ -52,7 +52,11 @@ struct AtomicFile {
     std::string filename;
     AtomicOptions options;
     bool atomic = false;
-    piox_lock *lock = nullptr;  // created by the first MPI_File_set_atomicity(fh, 1)
+    // The file system's fcntl locks fail: independent writes go through piox's locks
+    // and sieving even outside atomic mode (see lockless.h).
+    bool lockless = false;
+    piox_lock *lock = nullptr;  // created at open when lockless, else by the first
+                                // MPI_File_set_atomicity(fh, 1)
     piox_view *view = nullptr;  // the current view, flattened at the first locked access
     bool native = true;         // the view's data representation is "native"
     std::vector<piox_extent> extents;  // scratch for one access
@@ -66,8 +70,15 @@ struct AtomicFile {
 };
 
 // Collective over comm, right after the library opened fh (duplicates comm).
-int attach(MPI_File fh, MPI_Comm comm, const char *filename, int amode,
+int attach(MPI_File fh, MPI_Comm comm, const char *filename, int amode, bool lockless,
            const AtomicOptions &options, std::unique_ptr<AtomicFile> *out);
+
+// True when piox moves this access's data: always in atomic mode; outside it,
+// the independent writes of a file on a lockless file system.
+inline bool takes_over(const AtomicFile &file, bool independent_write)
+{
+    return file.atomic || (file.lockless && independent_write);
+}
 
 // Collective (MPI_File_close): frees the lock and the communicator.
 int detach(AtomicFile &file);

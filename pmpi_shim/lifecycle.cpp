@@ -72,7 +72,7 @@ int File_open(decltype(&PMPI_File_open) real, MPI_Comm comm, const char *filenam
         mpiio::attach(*fh, comm, filename, amode, config.sfp_options, &record->sfp) != MPI_SUCCESS)
         failed = "cannot create the shared file pointer";
     if (failed == nullptr && config.atomic &&
-        mpiio::attach(*fh, comm, filename, amode, config.atomic_options,
+        mpiio::attach(*fh, comm, filename, amode, lockless, config.atomic_options,
                       &record->atomic) != MPI_SUCCESS)
         failed = "cannot set up atomic mode";
     if (failed != nullptr) {

@@ -3,6 +3,7 @@
 #ifndef PIOX_SHIM_ROUTE_H
 #define PIOX_SHIM_ROUTE_H
 
+#include "atomic_file.h"
 #include "registry.h"
 #include "routine.h"
 
@@ -56,13 +57,24 @@ int route(atomicity_part, Routine routine, Real real, MPI_File fh, Rest... rest)
                                    fh, rest...);
 }
 
-// Data access, while the file is in atomic mode.
+// Independent writes: on a lockless file system piox moves them even outside atomic
+// mode (mpiio/lockless.h).
+constexpr bool is_independent_write(Routine routine)
+{
+    return routine == Routine::File_write_at || routine == Routine::File_iwrite_at ||
+           routine == Routine::File_write || routine == Routine::File_iwrite;
+}
+
+// Data access, while the file is in atomic mode (or see is_independent_write).
 template <auto Handler, typename Real, typename... Rest>
 int route(atomic_part, Routine routine, Real real, MPI_File fh, Rest... rest)
 {
     return route_to_state<Handler>(
-        [](FileRecord &r) {
-            return r.atomic != nullptr && r.atomic->atomic ? r.atomic.get() : nullptr;
+        [routine](FileRecord &r) {
+            return r.atomic != nullptr &&
+                           mpiio::takes_over(*r.atomic, is_independent_write(routine))
+                       ? r.atomic.get()
+                       : nullptr;
         },
         routine, real, fh, rest...);
 }

@@ -128,9 +128,14 @@ def test_environment_switch_turns_piox_off(tmp_path, lockless_dir, mpirun, progr
     stats = [line for line in normal.stderr.splitlines() if "stats" in line]
     assert stats and all("shared pointer off" in line and "_shared=" not in line
                          for line in stats), normal.stderr
-    lockless = mpirun(2, [program("records"), lockless_dir / "r", "write_shared", 10, SEED],
-                      env={"PIOX_SFP": "off"})
-    assert lockless.returncode != 0
+    for _ in range(3):
+        lockless = mpirun(2, [program("records"), lockless_dir / "r", "write_shared", 10, SEED],
+                          env={"PIOX_SFP": "off"})
+        assert lockless.returncode != 0
+        # Under load Hydra sometimes kills the job before the aborting rank's message
+        # is forwarded (seen once in CI: exit 1, no output at all): run it again then.
+        if lockless.stdout or lockless.stderr:
+            break
     assert "File locking failed" in lockless.stdout + lockless.stderr
 
 
