@@ -17,9 +17,22 @@ VALGRIND = ["valgrind", "-q", "--leak-check=full", "--errors-for-leak-kinds=defi
 pytestmark = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is missing")
 
 
-@pytest.mark.parametrize("name", ["errors", "views"])
+@pytest.mark.parametrize("name", ["errors", "views", "atomic_errors"])
 def test_programs_are_clean(name, tmp_path, mpirun, program):
     passed(mpirun(2, VALGRIND + [program(name), tmp_path], timeout=600))
+
+
+def test_atomic_mode_on_a_lockless_file_system_is_clean(lockless_dir, mpirun, program):
+    """Atomic mode, piox's sieving and the lockless write path."""
+    passed(mpirun(2, VALGRIND + [program("atomic_errors"), lockless_dir], timeout=600))
+    result = mpirun(2, VALGRIND + [program("atomic_overlap"), lockless_dir, "--rounds", "3"],
+                    timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_lock_service_is_clean(mpirun, program):
+    passed(mpirun(2, VALGRIND + [program("lock_service"), "range", "random", 50, 1],
+                  piox=False, timeout=600))
 
 
 @pytest.mark.parametrize("mode", ["write_shared", "iwrite_shared", "write_ordered_split"])
@@ -30,7 +43,8 @@ def test_records_are_clean(mode, tmp_path, mpirun, program):
     records_check(program, path, "records", 2, 200, 3, *ordered)
 
 
-def test_unit_tests_are_clean():
-    unit = BUILD / "test" / "unit" / "test_sfp"
+@pytest.mark.parametrize("name", ["test_sfp", "test_view"])
+def test_unit_tests_are_clean(name):
+    unit = BUILD / "test" / "unit" / name
     result = subprocess.run(VALGRIND + [str(unit)], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
