@@ -89,7 +89,7 @@ public:
     ShmRangeLock(MPI_Comm comm, MPI_Win win, char *segment, int rank, int size)
         : comm_(comm), win_(win), segment_(segment), rank_(rank), size_(size),
           shards_(shard_count(size)), shard_bytes_(shard_bytes(size)),
-          policy_(WaitPolicy::for_processes(size)), pieces_(static_cast<size_t>(shards_))
+          policy_(WaitPolicy::for_lock(size)), pieces_(static_cast<size_t>(shards_))
     {
     }
 

@@ -8,11 +8,12 @@
 // and the library sieves in windows of its ind_rd/ind_wr_buffer_size hints.
 //
 //   write: lock the whole span (gaps included) in write mode, read it, patch the
-//          access's bytes in, write it back. Only for dense accesses (at least half
-//          the span is the access's own): locking the gaps makes the write wait for
-//          anyone touching them, so sparse interleaved writes keep their exact locks
-//          and go piece by piece.
+//          access's bytes in, write it back.
 //   read:  lock the exact extents in read mode, read the span, keep the pieces.
+// Sieving is chosen when a cost model (atomic_sieve.cpp) says the system calls it
+// saves outweigh the extra bytes it moves: many small pieces in a modest span. A
+// sparse access of few large pieces goes piece by piece under exact locks, so
+// writers interleaved with it never wait for it.
 #ifndef PIOX_MPIIO_ATOMIC_SIEVE_H
 #define PIOX_MPIIO_ATOMIC_SIEVE_H
 
