@@ -27,10 +27,9 @@ extern "C" int piox_lock_create(MPI_Comm comm, piox_lock_kind kind, piox_lock **
     if (kind == PIOX_LOCK_RANGE) {
         int one_node = 0;
         rc = piox_comm_on_one_node(own, &one_node);
-        if (rc == MPI_SUCCESS && !one_node)
-            rc = MPI_ERR_UNSUPPORTED_OPERATION;  // agreed: every process sees the same
-        if (rc == MPI_SUCCESS)
-            rc = piox::adio::make_shm_range_lock(own, &service);
+        if (rc == MPI_SUCCESS)  // one_node is agreed: every process makes the same kind
+            rc = one_node ? piox::adio::make_shm_range_lock(own, &service)
+                          : piox::adio::make_rma_range_lock(own, &service);
     } else {
         rc = piox::adio::make_waitflag_mutex(own, &service);
     }

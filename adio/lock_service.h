@@ -1,5 +1,6 @@
-// The two implementations behind piox_lock.h: the sharded range lock in node-shared
-// memory (lock_shm_range.cpp) and the paper's waitflag mutex (lock_waitflag.cpp).
+// The implementations behind piox_lock.h: the sharded range lock in node-shared
+// memory (lock_shm_range.cpp) or in MPI windows across nodes (lock_rma_range.cpp),
+// and the paper's waitflag mutex (lock_waitflag.cpp).
 // lock.cpp checks arguments and picks one at creation.
 #ifndef PIOX_ADIO_LOCK_SERVICE_H
 #define PIOX_ADIO_LOCK_SERVICE_H
@@ -22,8 +23,9 @@ public:
     virtual const char *name() const = 0;
 };
 
-// Both take ownership of comm (a private duplicate) only on success.
+// Each takes ownership of comm (a private duplicate) only on success.
 int make_shm_range_lock(MPI_Comm comm, std::unique_ptr<LockService> *out);
+int make_rma_range_lock(MPI_Comm comm, std::unique_ptr<LockService> *out);
 int make_waitflag_mutex(MPI_Comm comm, std::unique_ptr<LockService> *out);
 
 }  // namespace piox::adio

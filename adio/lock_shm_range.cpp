@@ -30,6 +30,7 @@
 // Cost: an uncontended acquire plus release is one mutex round per shard touched; a
 // contiguous access of less than kRegionBytes touches at most two shards.
 #include "lock_service.h"
+#include "range_shards.h"
 #include "piox_log.h"
 #include "shm_segment.h"
 #include "wait.h"
@@ -43,31 +44,10 @@
 namespace piox::adio {
 namespace {
 
-constexpr MPI_Offset kRegionBytes = MPI_Offset(1) << 18;  // 256 KiB
-constexpr int kSlotExtents = 32;
-
-enum SlotState : uint32_t { kFree = 0, kWaiting = 1, kSleeping = 2, kGranted = 3 };
-
-struct Slot {
-    std::atomic<uint32_t> state;  // futex word for the waiting process
-    uint32_t mode;
-    uint64_t ticket;
-    uint32_t count;
-    piox_extent extents[kSlotExtents];
-};
-
 struct alignas(64) ShardHeader {
     ShmMutex mutex;
     uint64_t next_ticket;
 };
-
-int shard_count(int processes)
-{
-    int shards = 8;
-    while (shards < 2 * processes && shards < 64)
-        shards *= 2;
-    return shards;
-}
 
 size_t shard_bytes(int processes)
 {
@@ -75,34 +55,23 @@ size_t shard_bytes(int processes)
     return (bytes + 63) / 64 * 64;
 }
 
-bool conflict(const Slot &a, const Slot &b)
-{
-    if (a.mode == PIOX_LOCK_READ && b.mode == PIOX_LOCK_READ)
-        return false;
-    return overlap(a.extents, a.count, b.extents, b.count);
-}
-
-bool is_waiting(uint32_t state) { return state == kWaiting || state == kSleeping; }
-
 class ShmRangeLock final : public LockService {
 public:
     ShmRangeLock(MPI_Comm comm, MPI_Win win, char *segment, int rank, int size)
         : comm_(comm), win_(win), segment_(segment), rank_(rank), size_(size),
           shards_(shard_count(size)), shard_bytes_(shard_bytes(size)),
-          policy_(WaitPolicy::for_lock(size)), pieces_(static_cast<size_t>(shards_))
+          policy_(WaitPolicy::for_lock(size)), request_(shards_)
     {
     }
 
     int acquire(piox_lock_mode mode, const ExtentList &extents) override
     {
-        split_by_shard(extents);
+        request_.split(extents);
         held_.clear();
-        for (int s = 0; s < shards_; s++) {
-            ExtentList &pieces = pieces_[static_cast<size_t>(s)];
-            if (pieces.empty())
+        for (int s = 0; s < shards_; s++) {  // increasing order: no deadlock
+            if (request_.in_shard(s).empty())
                 continue;
-            coarsen(&pieces, kSlotExtents);
-            enter(s, mode, pieces);
+            enter(s, mode, request_.in_shard(s));
             held_.push_back(s);
         }
         return MPI_SUCCESS;
@@ -152,39 +121,6 @@ private:
                                         sizeof(ShardHeader));
     }
 
-    // Cuts the (normalised) extents at region boundaries into pieces_[shard]. An
-    // extent that spans every shard is given whole to each: a superset, and O(shards)
-    // instead of O(regions).
-    void split_by_shard(const ExtentList &extents)
-    {
-        for (auto &pieces : pieces_)
-            pieces.clear();
-        for (const piox_extent &extent : extents) {
-            const MPI_Offset first = extent.offset / kRegionBytes;
-            const MPI_Offset last = (end_of(extent) - 1) / kRegionBytes;
-            if (last - first + 1 >= shards_) {
-                for (auto &pieces : pieces_)
-                    append(&pieces, extent);
-                continue;
-            }
-            for (MPI_Offset region = first; region <= last; region++) {
-                MPI_Offset begin = std::max(extent.offset, region * kRegionBytes);
-                MPI_Offset end = std::min(end_of(extent), (region + 1) * kRegionBytes);
-                append(&pieces_[static_cast<size_t>(region % shards_)], {begin, end - begin});
-            }
-        }
-    }
-
-    static void append(ExtentList *pieces, piox_extent piece)
-    {
-        if (!pieces->empty() && end_of(pieces->back()) >= piece.offset) {
-            piox_extent &last = pieces->back();
-            last.length = std::max(end_of(last), end_of(piece)) - last.offset;
-        } else {
-            pieces->push_back(piece);
-        }
-    }
-
     void enter(int shard, piox_lock_mode mode, const ExtentList &pieces)
     {
         ShardHeader &head = header(shard);
@@ -195,13 +131,7 @@ private:
         mine.ticket = head.next_ticket++;
         mine.count = static_cast<uint32_t>(pieces.size());
         std::memcpy(mine.extents, pieces.data(), pieces.size() * sizeof(piox_extent));
-        // Every other slot in use arrived earlier: tickets are handed out under the
-        // mutex, and our own slot was free.
-        bool blocked = false;
-        for (int p = 0; p < size_ && !blocked; p++)
-            blocked = p != rank_ &&
-                      table[p].state.load(std::memory_order_relaxed) != kFree &&
-                      conflict(table[p], mine);
+        const bool blocked = blocked_on_entry(table, size_, rank_);
         mine.state.store(blocked ? kWaiting : kGranted, std::memory_order_release);
         head.mutex.unlock();
         if (blocked)
@@ -227,20 +157,10 @@ private:
         Slot *table = slots(shard);
         head.mutex.lock(policy_);
         table[rank_].state.store(kFree, std::memory_order_relaxed);
-        waiting_.clear();
-        for (int p = 0; p < size_; p++)
-            if (is_waiting(table[p].state.load(std::memory_order_relaxed)))
-                waiting_.push_back(p);
-        std::sort(waiting_.begin(), waiting_.end(),
-                  [table](int a, int b) { return table[a].ticket < table[b].ticket; });
-        for (int w : waiting_) {
-            bool blocked = false;
-            for (int p = 0; p < size_ && !blocked; p++)
-                blocked = p != w && table[p].state.load(std::memory_order_relaxed) != kFree &&
-                          table[p].ticket < table[w].ticket && conflict(table[p], table[w]);
-            if (!blocked && table[w].state.exchange(kGranted, std::memory_order_acq_rel) == kSleeping)
+        grantable(table, size_, &granted_);
+        for (int w : granted_)
+            if (table[w].state.exchange(kGranted, std::memory_order_acq_rel) == kSleeping)
                 futex_wake_all(&table[w].state);
-        }
         head.mutex.unlock();
     }
 
@@ -252,9 +172,9 @@ private:
     int shards_;
     size_t shard_bytes_;
     WaitPolicy policy_;
-    std::vector<ExtentList> pieces_;  // per shard, reused by every acquire
-    std::vector<int> held_;           // shards entered by the current request
-    std::vector<int> waiting_;        // scratch for leave()
+    ShardedRequest request_;  // the current request, cut by shard
+    std::vector<int> held_;   // shards entered by the current request
+    std::vector<int> granted_;  // scratch for leave()
 };
 
 }  // namespace

@@ -41,12 +41,6 @@ int flatten_view(AtomicFile &file)
 int create_lock(AtomicFile &file)
 {
     int rc = piox_lock_create(file.comm, file.options.lock, &file.lock);
-    if (rc == MPI_ERR_UNSUPPORTED_OPERATION) {
-        // The range lock needs one node (the multi-node range lock is not written yet).
-        piox_debug("'%s': atomic mode across nodes: whole-file mutex instead of range locks",
-                   file.filename.c_str());
-        rc = piox_lock_create(file.comm, PIOX_LOCK_MUTEX, &file.lock);
-    }
     if (rc == MPI_SUCCESS)
         piox_debug("'%s': atomic mode with %s locks", file.filename.c_str(),
                    piox_lock_kind_name(file.lock));

@@ -15,11 +15,12 @@
  *
  * Kinds:
  *   PIOX_LOCK_RANGE  exact byte ranges (the default). The lock state is spread
- *                    over shards (regions of the file) in node-shared memory,
- *                    updated with CPU atomics, so no target progress is ever
- *                    needed. Requires every process of the communicator on one
- *                    node: piox_lock_create answers MPI_ERR_UNSUPPORTED_OPERATION
- *                    otherwise (the multi-node range lock is not written yet).
+ *                    over shards (regions of the file). On one node the shards
+ *                    live in node-shared memory and are updated with CPU atomics,
+ *                    so no target progress is ever needed. Across nodes shard s
+ *                    lives in an MPI window on rank s % size, is updated in
+ *                    exclusive RMA epochs, and waiters are woken by a message;
+ *                    those epochs need the home rank to make MPI progress.
  *   PIOX_LOCK_MUTEX  the whole-file waitflag mutex of Latham, Ross and Thakur
  *                    (2007, figures 3-4): MPI RMA epochs on a byte array hosted by
  *                    rank 0, waiters woken by a message. Any communicator. Kept as

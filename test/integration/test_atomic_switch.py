@@ -27,8 +27,14 @@ def test_debug_shows_the_lockless_decision_and_the_lock(tmp_path, lockless_dir, 
         assert not [p for p in directory.iterdir() if p.name.startswith(".piox-lockprobe")]
 
 
-def test_two_nodes_fall_back_to_the_mutex(tmp_path, mpirun, program):
+def test_two_nodes_use_range_locks_in_windows(tmp_path, mpirun, program):
     result = mpirun(4, [program("atomic_errors"), tmp_path], env={"PIOX_DEBUG": "1"},
                     hosts=["node-a", "node-b"])
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "whole-file mutex instead of range locks" in result.stderr
+    assert "atomic mode with range locks" in result.stderr
+
+
+def test_overlapping_writers_across_two_nodes(any_dir, mpirun, program):
+    result = mpirun(4, [program("atomic_overlap"), any_dir, "--rounds", "20"],
+                    hosts=["node-a", "node-b"])
+    assert result.returncode == 0, result.stdout + result.stderr

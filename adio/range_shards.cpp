@@ -1,0 +1,90 @@
+// See range_shards.h.
+#include "range_shards.h"
+
+#include <algorithm>
+
+namespace piox::adio {
+namespace {
+
+bool conflict(const Slot &a, const Slot &b)
+{
+    if (a.mode == PIOX_LOCK_READ && b.mode == PIOX_LOCK_READ)
+        return false;
+    return overlap(a.extents, a.count, b.extents, b.count);
+}
+
+void append(ExtentList *pieces, piox_extent piece)
+{
+    if (!pieces->empty() && end_of(pieces->back()) >= piece.offset) {
+        piox_extent &last = pieces->back();
+        last.length = std::max(end_of(last), end_of(piece)) - last.offset;
+    } else {
+        pieces->push_back(piece);
+    }
+}
+
+}  // namespace
+
+int shard_count(int processes)
+{
+    int shards = 8;
+    while (shards < 2 * processes && shards < 64)
+        shards *= 2;
+    return shards;
+}
+
+bool blocked_on_entry(const Slot *table, int processes, int me)
+{
+    // Every other slot in use arrived earlier: tickets are handed out under the
+    // mutex, and ours is the newest.
+    for (int p = 0; p < processes; p++)
+        if (p != me && in_use(table[p]) && conflict(table[p], table[me]))
+            return true;
+    return false;
+}
+
+void grantable(const Slot *table, int processes, std::vector<int> *out)
+{
+    std::vector<int> queue;
+    for (int p = 0; p < processes; p++)
+        if (waiting(table[p]))
+            queue.push_back(p);
+    std::sort(queue.begin(), queue.end(),
+              [table](int a, int b) { return table[a].ticket < table[b].ticket; });
+    out->clear();
+    for (int w : queue) {
+        bool blocked = false;
+        for (int p = 0; p < processes && !blocked; p++)
+            blocked = p != w && in_use(table[p]) && table[p].ticket < table[w].ticket &&
+                      conflict(table[p], table[w]);
+        if (!blocked)
+            out->push_back(w);  // still in use: later waiters see it as granted
+    }
+}
+
+// Cuts the extents at region boundaries. An extent that spans every shard is given
+// whole to each: a superset, and O(shards) instead of O(regions).
+void ShardedRequest::split(const ExtentList &extents)
+{
+    const MPI_Offset shards = static_cast<MPI_Offset>(pieces_.size());
+    for (auto &pieces : pieces_)
+        pieces.clear();
+    for (const piox_extent &extent : extents) {
+        const MPI_Offset first = extent.offset / kRegionBytes;
+        const MPI_Offset last = (end_of(extent) - 1) / kRegionBytes;
+        if (last - first + 1 >= shards) {
+            for (auto &pieces : pieces_)
+                append(&pieces, extent);
+            continue;
+        }
+        for (MPI_Offset region = first; region <= last; region++) {
+            MPI_Offset begin = std::max(extent.offset, region * kRegionBytes);
+            MPI_Offset end = std::min(end_of(extent), (region + 1) * kRegionBytes);
+            append(&pieces_[static_cast<size_t>(region % shards)], {begin, end - begin});
+        }
+    }
+    for (auto &pieces : pieces_)
+        coarsen(&pieces, kSlotExtents);
+}
+
+}  // namespace piox::adio

@@ -1,0 +1,64 @@
+// The protocol shared by both byte-range lock implementations (lock_shm_range.cpp in
+// node-shared memory, lock_rma_range.cpp in MPI windows): how requests are cut into
+// shards, what a shard's table holds, and the two decisions made under a shard's
+// mutex. lock_shm_range.cpp's header comment explains the design and its reasons;
+// test/model/range_lock.pml checks it with spin.
+#ifndef PIOX_ADIO_RANGE_SHARDS_H
+#define PIOX_ADIO_RANGE_SHARDS_H
+
+#include "extent_list.h"
+#include "piox_lock.h"
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+namespace piox::adio {
+
+constexpr MPI_Offset kRegionBytes = MPI_Offset(1) << 18;  // 256 KiB: region r -> shard r % n
+constexpr int kSlotExtents = 32;  // a process's extents in one shard, coarsened past this
+
+enum SlotState : uint32_t { kFree = 0, kWaiting = 1, kSleeping = 2, kGranted = 3 };
+
+// One process's request in one shard. Plain bytes, so MPI can move a table whole.
+struct Slot {
+    std::atomic<uint32_t> state;  // in shared memory also the waiter's futex word
+    uint32_t mode;                // piox_lock_mode
+    uint64_t ticket;              // arrival order in the shard
+    uint32_t count;
+    piox_extent extents[kSlotExtents];
+};
+
+inline bool in_use(const Slot &slot) { return slot.state.load(std::memory_order_relaxed) != kFree; }
+inline bool waiting(const Slot &slot)
+{
+    const uint32_t state = slot.state.load(std::memory_order_relaxed);
+    return state == kWaiting || state == kSleeping;
+}
+
+int shard_count(int processes);
+
+// On entry (under the shard's mutex, `table[me]` filled in with the newest ticket):
+// true when an earlier request, granted or waiting, conflicts with it.
+bool blocked_on_entry(const Slot *table, int processes, int me);
+
+// On release (under the mutex, the releaser's slot already free): the waiting slots
+// that no earlier slot conflicts with any more, in ticket order. Each must be granted.
+void grantable(const Slot *table, int processes, std::vector<int> *out);
+
+// A request cut by shard: pieces[s] holds its extents in shard s, at most
+// kSlotExtents of them. Reused from request to request.
+class ShardedRequest {
+public:
+    explicit ShardedRequest(int shards) : pieces_(static_cast<size_t>(shards)) {}
+    void split(const ExtentList &normalised);
+    const ExtentList &in_shard(int shard) const { return pieces_[static_cast<size_t>(shard)]; }
+    int shards() const { return static_cast<int>(pieces_.size()); }
+
+private:
+    std::vector<ExtentList> pieces_;
+};
+
+}  // namespace piox::adio
+
+#endif
