@@ -33,38 +33,12 @@ MPI_Aint table_bytes(int processes)
     return static_cast<MPI_Aint>(sizeof(TableHeader) + sizeof(Slot) * static_cast<size_t>(processes));
 }
 
-class RmaRangeLock final : public LockService {
+class RmaRangeLock final : public ShardedRangeLock {
 public:
     RmaRangeLock(MPI_Comm comm, MPI_Win win, int rank, int size)
-        : comm_(comm), win_(win), rank_(rank), size_(size), shards_(shard_count(size)),
-          request_(shards_), table_(static_cast<size_t>(table_bytes(size)))
+        : ShardedRangeLock(shard_count(size)), comm_(comm), win_(win), rank_(rank), size_(size),
+          table_(static_cast<size_t>(table_bytes(size)))
     {
-    }
-
-    int acquire(piox_lock_mode mode, const ExtentList &extents) override
-    {
-        request_.split(extents);
-        held_.clear();
-        for (int s = 0; s < shards_; s++) {  // increasing order: no deadlock
-            if (request_.in_shard(s).empty())
-                continue;
-            int rc = enter(s, mode, request_.in_shard(s));
-            if (rc != MPI_SUCCESS)
-                return rc;
-            held_.push_back(s);
-        }
-        return MPI_SUCCESS;
-    }
-
-    int release() override
-    {
-        int rc = MPI_SUCCESS;
-        for (int s : held_) {
-            int rc2 = leave(s);
-            rc = rc != MPI_SUCCESS ? rc : rc2;
-        }
-        held_.clear();
-        return rc;
     }
 
     int destroy() override
@@ -115,7 +89,7 @@ private:
         return rc != MPI_SUCCESS ? rc : rc2;
     }
 
-    int enter(int shard, piox_lock_mode mode, const ExtentList &pieces)
+    int enter(int shard, piox_lock_mode mode, const ExtentList &pieces) override
     {
         int rc = open_table(shard);
         if (rc != MPI_SUCCESS)
@@ -137,7 +111,7 @@ private:
                          MPI_STATUS_IGNORE);
     }
 
-    int leave(int shard)
+    int leave(int shard) override
     {
         int rc = open_table(shard);
         if (rc != MPI_SUCCESS)
@@ -158,10 +132,7 @@ private:
     MPI_Win win_;
     int rank_;
     int size_;
-    int shards_;
-    ShardedRequest request_;
     std::vector<char> table_;  // the table of the shard being worked on
-    std::vector<int> held_;
     std::vector<int> granted_;
 };
 

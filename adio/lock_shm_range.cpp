@@ -55,34 +55,14 @@ size_t shard_bytes(int processes)
     return (bytes + 63) / 64 * 64;
 }
 
-class ShmRangeLock final : public LockService {
+class ShmRangeLock final : public ShardedRangeLock {
 public:
     ShmRangeLock(MPI_Comm comm, MPI_Win win, char *segment, int rank, int size)
-        : comm_(comm), win_(win), segment_(segment), rank_(rank), size_(size),
-          shards_(shard_count(size)), shard_bytes_(shard_bytes(size)),
-          policy_(WaitPolicy::for_lock(size)), request_(shards_)
+        : ShardedRangeLock(shard_count(size)), comm_(comm), win_(win), segment_(segment),
+          rank_(rank), size_(size),
+          shard_bytes_(shard_bytes(size)),
+          policy_(WaitPolicy::for_lock(size))
     {
-    }
-
-    int acquire(piox_lock_mode mode, const ExtentList &extents) override
-    {
-        request_.split(extents);
-        held_.clear();
-        for (int s = 0; s < shards_; s++) {  // increasing order: no deadlock
-            if (request_.in_shard(s).empty())
-                continue;
-            enter(s, mode, request_.in_shard(s));
-            held_.push_back(s);
-        }
-        return MPI_SUCCESS;
-    }
-
-    int release() override
-    {
-        for (int s : held_)
-            leave(s);
-        held_.clear();
-        return MPI_SUCCESS;
     }
 
     int destroy() override
@@ -121,7 +101,7 @@ private:
                                         sizeof(ShardHeader));
     }
 
-    void enter(int shard, piox_lock_mode mode, const ExtentList &pieces)
+    int enter(int shard, piox_lock_mode mode, const ExtentList &pieces) override
     {
         ShardHeader &head = header(shard);
         Slot *table = slots(shard);
@@ -136,6 +116,7 @@ private:
         head.mutex.unlock();
         if (blocked)
             wait_for_grant(mine);
+        return MPI_SUCCESS;
     }
 
     void wait_for_grant(Slot &mine)
@@ -151,7 +132,7 @@ private:
         }
     }
 
-    void leave(int shard)
+    int leave(int shard) override
     {
         ShardHeader &head = header(shard);
         Slot *table = slots(shard);
@@ -162,6 +143,7 @@ private:
             if (table[w].state.exchange(kGranted, std::memory_order_acq_rel) == kSleeping)
                 futex_wake_all(&table[w].state);
         head.mutex.unlock();
+        return MPI_SUCCESS;
     }
 
     MPI_Comm comm_;
@@ -169,11 +151,8 @@ private:
     char *segment_;
     int rank_;
     int size_;
-    int shards_;
     size_t shard_bytes_;
     WaitPolicy policy_;
-    ShardedRequest request_;  // the current request, cut by shard
-    std::vector<int> held_;   // shards entered by the current request
     std::vector<int> granted_;  // scratch for leave()
 };
 

@@ -87,4 +87,30 @@ void ShardedRequest::split(const ExtentList &extents)
         coarsen(&pieces, kSlotExtents);
 }
 
+int ShardedRangeLock::acquire(piox_lock_mode mode, const ExtentList &extents)
+{
+    request_.split(extents);
+    held_.clear();
+    for (int s = 0; s < request_.shards(); s++) {
+        if (request_.in_shard(s).empty())
+            continue;
+        int rc = enter(s, mode, request_.in_shard(s));
+        if (rc != MPI_SUCCESS)
+            return rc;
+        held_.push_back(s);
+    }
+    return MPI_SUCCESS;
+}
+
+int ShardedRangeLock::release()
+{
+    int rc = MPI_SUCCESS;
+    for (int s : held_) {
+        int rc2 = leave(s);
+        rc = rc != MPI_SUCCESS ? rc : rc2;
+    }
+    held_.clear();
+    return rc;
+}
+
 }  // namespace piox::adio

@@ -7,6 +7,7 @@
 #define PIOX_ADIO_RANGE_SHARDS_H
 
 #include "extent_list.h"
+#include "lock_service.h"
 #include "piox_lock.h"
 
 #include <atomic>
@@ -57,6 +58,24 @@ public:
 
 private:
     std::vector<ExtentList> pieces_;
+};
+
+// What both implementations share above a shard: a request enters its shards in
+// increasing order (which is what rules out deadlock) and leaves them all.
+class ShardedRangeLock : public LockService {
+public:
+    int acquire(piox_lock_mode mode, const ExtentList &extents) final;
+    int release() final;
+
+protected:
+    explicit ShardedRangeLock(int shards) : request_(shards) {}
+    // Returns once this process's slot in the shard is granted.
+    virtual int enter(int shard, piox_lock_mode mode, const ExtentList &pieces) = 0;
+    virtual int leave(int shard) = 0;
+
+private:
+    ShardedRequest request_;  // the current request, cut by shard
+    std::vector<int> held_;   // the shards it entered
 };
 
 }  // namespace piox::adio
