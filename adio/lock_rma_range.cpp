@@ -14,6 +14,7 @@
 // rank must enter MPI for an epoch to progress (README: what the network must offer).
 #include "lock_service.h"
 #include "range_shards.h"
+#include "windows.h"
 
 #include <cstring>
 #include <vector>
@@ -43,9 +44,7 @@ public:
 
     int destroy() override
     {
-        int rc = PMPI_Win_free(&win_);
-        int rc2 = PMPI_Comm_free(&comm_);
-        return rc != MPI_SUCCESS ? rc : rc2;
+        return free_window_and_comm(&win_, &comm_);
     }
 
     const char *name() const override { return "range"; }
@@ -99,7 +98,6 @@ private:
         mine.ticket = header()->next_ticket++;
         mine.count = static_cast<uint32_t>(pieces.size());
         std::memcpy(mine.extents, pieces.data(), pieces.size() * sizeof(piox_extent));
-        mine.state.store(kWaiting, std::memory_order_relaxed);  // counted as in use
         const bool blocked = blocked_on_entry(slots(), size_, rank_);
         mine.state.store(blocked ? kWaiting : kGranted, std::memory_order_relaxed);
         // The header and every slot up to ours: one put, and the others' slots are
@@ -145,19 +143,12 @@ int make_rma_range_lock(MPI_Comm comm, std::unique_ptr<LockService> *out)
     PMPI_Comm_size(comm, &size);
     const int shards = shard_count(size);
     const int mine = shards / size + (rank < shards % size ? 1 : 0);
-    const MPI_Aint bytes = mine * table_bytes(size);
     void *memory = nullptr;
     MPI_Win win = MPI_WIN_NULL;
-    int rc = PMPI_Win_allocate(bytes, 1, MPI_INFO_NULL, comm, &memory, &win);
+    // Zero: every ticket counter 0, every slot free.
+    int rc = allocate_zeroed_window(comm, mine * table_bytes(size), &win, &memory);
     if (rc != MPI_SUCCESS)
         return rc;
-    PMPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-    std::memset(memory, 0, static_cast<size_t>(bytes));  // tickets 0, every slot free
-    rc = PMPI_Barrier(comm);  // nobody locks before every table is zero
-    if (rc != MPI_SUCCESS) {
-        PMPI_Win_free(&win);
-        return rc;
-    }
     out->reset(new RmaRangeLock(comm, win, rank, size));
     return MPI_SUCCESS;
 }

@@ -31,11 +31,9 @@
 // contiguous access of less than kRegionBytes touches at most two shards.
 #include "lock_service.h"
 #include "range_shards.h"
-#include "piox_log.h"
-#include "shm_segment.h"
+#include "windows.h"
 #include "wait.h"
 
-#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -67,9 +65,7 @@ public:
 
     int destroy() override
     {
-        int rc = PMPI_Win_free(&win_);
-        int rc2 = PMPI_Comm_free(&comm_);
-        return rc != MPI_SUCCESS ? rc : rc2;
+        return free_window_and_comm(&win_, &comm_);
     }
 
     const char *name() const override { return "range"; }

@@ -7,8 +7,8 @@
 // piox_atomic_lock=mutex): every request is exclusive and covers the whole file, and
 // the epochs need rank 0 to make MPI progress.
 #include "lock_service.h"
+#include "windows.h"
 
-#include <algorithm>
 #include <vector>
 
 namespace piox::adio {
@@ -43,11 +43,9 @@ public:
 
     int destroy() override
     {
-        int rc = PMPI_Win_free(&win_);
         if (others_ != MPI_DATATYPE_NULL)
             PMPI_Type_free(&others_);
-        int rc2 = PMPI_Comm_free(&comm_);
-        return rc != MPI_SUCCESS ? rc : rc2;
+        return free_window_and_comm(&win_, &comm_);
     }
 
     const char *name() const override { return "mutex"; }
@@ -118,17 +116,9 @@ int make_waitflag_mutex(MPI_Comm comm, std::unique_ptr<LockService> *out)
     }
     MPI_Win win = MPI_WIN_NULL;
     void *flags = nullptr;
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Win_allocate(rank == 0 ? size : 0, 1, MPI_INFO_NULL, comm, &flags, &win);
-    if (rc == MPI_SUCCESS) {
-        PMPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-        if (rank == 0)
-            std::fill_n(static_cast<unsigned char *>(flags), size, 0);
-        rc = PMPI_Barrier(comm);  // nobody locks before the flags are zero
-    }
+    if (rc == MPI_SUCCESS)  // the flags, on rank 0, all 0: nobody waits
+        rc = allocate_zeroed_window(comm, rank == 0 ? size : 0, &win, &flags);
     if (rc != MPI_SUCCESS) {
-        if (win != MPI_WIN_NULL)
-            PMPI_Win_free(&win);
         if (others != MPI_DATATYPE_NULL)
             PMPI_Type_free(&others);
         return rc;

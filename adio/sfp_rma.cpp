@@ -8,6 +8,7 @@
 // next enters MPI. The README says so.
 #include "piox_log.h"
 #include "sfp_transport.h"
+#include "windows.h"
 
 #include <cstdint>
 
@@ -92,9 +93,8 @@ public:
     int release() override
     {
         int rc = PMPI_Win_unlock_all(win_);
-        int rc2 = PMPI_Win_free(&win_);
-        int rc3 = PMPI_Comm_free(&comm_);
-        return rc != MPI_SUCCESS ? rc : (rc2 != MPI_SUCCESS ? rc2 : rc3);
+        int rc2 = free_window_and_comm(&win_, &comm_);
+        return rc != MPI_SUCCESS ? rc : rc2;
     }
 
     const char *name() const override { return "rma"; }

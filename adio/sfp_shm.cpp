@@ -11,7 +11,7 @@
 #include "futex.h"
 #include "piox_log.h"
 #include "sfp_transport.h"
-#include "shm_segment.h"
+#include "windows.h"
 #include "wait.h"
 
 #include <atomic>
@@ -91,9 +91,7 @@ public:
 
     int release() override
     {
-        int rc = PMPI_Win_free(&win_);
-        int rc2 = PMPI_Comm_free(&comm_);
-        return rc != MPI_SUCCESS ? rc : rc2;
+        return free_window_and_comm(&win_, &comm_);
     }
 
     const char *name() const override { return "shm"; }

@@ -1,5 +1,7 @@
-// See shm_segment.h.
-#include "shm_segment.h"
+// See windows.h.
+#include "windows.h"
+
+#include <cstring>
 
 namespace piox::adio {
 
@@ -30,6 +32,27 @@ int allocate_node_segment(MPI_Comm comm, MPI_Aint bytes,
         return rc != MPI_SUCCESS ? rc : (rc2 != MPI_SUCCESS ? rc2 : MPI_ERR_OTHER);
     }
     return MPI_SUCCESS;
+}
+
+int allocate_zeroed_window(MPI_Comm comm, MPI_Aint bytes, MPI_Win *win, void **base)
+{
+    *win = MPI_WIN_NULL;
+    int rc = PMPI_Win_allocate(bytes, 1, MPI_INFO_NULL, comm, base, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    PMPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
+    std::memset(*base, 0, static_cast<size_t>(bytes));
+    rc = PMPI_Barrier(comm);  // nobody reaches into a window before it is zero
+    if (rc != MPI_SUCCESS)
+        PMPI_Win_free(win);
+    return rc;
+}
+
+int free_window_and_comm(MPI_Win *win, MPI_Comm *comm)
+{
+    int rc = PMPI_Win_free(win);
+    int rc2 = PMPI_Comm_free(comm);
+    return rc != MPI_SUCCESS ? rc : rc2;
 }
 
 }  // namespace piox::adio
