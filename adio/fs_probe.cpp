@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
@@ -11,16 +12,6 @@
 #include <unistd.h>
 
 namespace {
-
-// ROMIO accepts "<fs>:" before a path to force its driver; the prefix is not part
-// of the path. (A single letter is not a prefix: ROMIO never has one.)
-std::string strip_driver_prefix(const std::string &name)
-{
-    size_t colon = name.find(':');
-    if (colon == std::string::npos || colon < 2 || name.find('/') < colon)
-        return name;
-    return name.substr(colon + 1);
-}
 
 std::string directory_of(const std::string &path)
 {
@@ -73,13 +64,23 @@ piox_locks_answer probe_directory(const std::string &directory, const std::strin
 
 }  // namespace
 
+extern "C" const char *piox_path_of(const char *name)
+{
+    // ROMIO accepts "<fs>:" before a path to force its driver (never a single letter).
+    const char *colon = std::strchr(name, ':');
+    if (colon == nullptr || colon - name < 2)
+        return name;
+    const char *slash = std::strchr(name, '/');
+    return slash != nullptr && slash < colon ? name : colon + 1;
+}
+
 extern "C" piox_locks_answer piox_probe_fcntl_locks(const char *name)
 {
     static std::mutex mutex;
     static std::map<std::string, piox_locks_answer> by_directory;
     if (name == nullptr)
         return PIOX_LOCKS_UNKNOWN;
-    const std::string path = strip_driver_prefix(name);
+    const std::string path = piox_path_of(name);
     const std::string directory = directory_of(path);
     std::lock_guard<std::mutex> guard(mutex);
     auto found = by_directory.find(directory);

@@ -5,12 +5,18 @@
 #include "errors.h"
 #include "piox_log.h"
 
+#include <algorithm>
+
 namespace piox::mpiio {
 namespace {
 
 // Past this many extents an access's lock set is coarsened (adjacent extents
 // merged across their gaps): more bytes locked, never fewer.
 constexpr int kMaxLockedExtents = 1024;
+// Accesses up to this size are mapped exactly, in up to kMaxExactPieces pieces
+// (piox's sieving needs them); larger ones only as coarsely as their locks need.
+constexpr MPI_Offset kExactMapBytes = MPI_Offset(4) << 20;
+constexpr MPI_Offset kMaxExactPieces = MPI_Offset(1) << 16;
 
 void free_unless_named(MPI_Datatype *type)
 {
@@ -116,7 +122,7 @@ int detach(AtomicFile &file)
 
 void view_changed(AtomicFile &file)
 {
-    file.sieve_plan.valid = false;
+    file.last_access.valid = false;
     if (file.view != nullptr)
         piox_view_free(&file.view);
 }
@@ -170,18 +176,46 @@ int lock_access(AtomicFile &file, Direction direction, MPI_Offset offset, int co
     if (offset < 0)
         return error_code(MPI_ERR_ARG, "'" + file.filename + "': negative offset " +
                                            std::to_string(offset));
+    const AccessMap *map = nullptr;
+    int rc = map_access(file, offset, static_cast<MPI_Offset>(size) * count, &map);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return piox_lock_acquire(file.lock,
+                             direction == Direction::write ? PIOX_LOCK_WRITE : PIOX_LOCK_READ,
+                             map->locks.data(), static_cast<int>(map->locks.size()));
+}
+
+int map_access(AtomicFile &file, MPI_Offset offset, MPI_Offset bytes, const AccessMap **out)
+{
+    AccessMap &map = file.last_access;
+    *out = &map;
+    if (map.valid && map.offset == offset && map.bytes == bytes)
+        return MPI_SUCCESS;
     int rc = current_view(file);
     if (rc != MPI_SUCCESS)
         return rc;
-    file.extents.resize(kMaxLockedExtents);
+    map.valid = false;
+    map.pieces.resize(static_cast<size_t>(
+        bytes <= kExactMapBytes ? std::max<MPI_Offset>(1, std::min(bytes, kMaxExactPieces))
+                                : kMaxLockedExtents));
     int n = 0;
-    rc = piox_view_extents(file.view, offset, static_cast<MPI_Offset>(size) * count,
-                               file.extents.data(), kMaxLockedExtents, &n);
+    rc = piox_view_extents(file.view, offset, bytes, map.pieces.data(),
+                           static_cast<int>(map.pieces.size()), &n);
     if (rc != MPI_SUCCESS)
         return error_code(rc, "'" + file.filename + "': the access does not fit in the file");
-    return piox_lock_acquire(file.lock,
-                             direction == Direction::write ? PIOX_LOCK_WRITE : PIOX_LOCK_READ,
-                             file.extents.data(), n);
+    map.pieces.resize(static_cast<size_t>(n));
+    MPI_Offset covered = 0;
+    for (const piox_extent &piece : map.pieces)
+        covered += piece.length;
+    map.exact = covered == bytes;  // coarsening adds bytes
+    map.locks = map.pieces;
+    int kept = 0;
+    piox_extents_coarsen(map.locks.data(), n, kMaxLockedExtents, &kept);
+    map.locks.resize(static_cast<size_t>(kept));
+    map.offset = offset;
+    map.bytes = bytes;
+    map.valid = true;
+    return MPI_SUCCESS;
 }
 
 int current_view(AtomicFile &file)

@@ -36,14 +36,14 @@ struct AtomicOptions {
     piox_lock_kind lock = PIOX_LOCK_RANGE;
 };
 
-// How an access of `bytes` at `offset` maps onto the file, kept for the next access:
-// programs tend to repeat the same access (atomic_sieve.cpp).
-struct SievePlan {
+// The file bytes an access of `bytes` at `offset` (etypes of the view) touches, kept
+// for the next access: programs tend to repeat the same one.
+struct AccessMap {
     bool valid = false;
     MPI_Offset offset = 0, bytes = 0;
-    std::vector<piox_extent> pieces;  // exact, in stream order; empty when not worth it
-    piox_extent span{};               // first byte of the first piece to the last's end
-    std::vector<piox_extent> read_locks;  // the pieces, coarsened for a read's lock
+    std::vector<piox_extent> pieces;  // sorted (for a filetype, also stream order)
+    bool exact = false;               // pieces are exactly the access's bytes
+    std::vector<piox_extent> locks;   // pieces, coarsened to what a lock request holds
 };
 
 struct AtomicFile {
@@ -59,10 +59,9 @@ struct AtomicFile {
                                 // MPI_File_set_atomicity(fh, 1)
     piox_view *view = nullptr;  // the current view, flattened at the first locked access
     bool native = true;         // the view's data representation is "native"
-    std::vector<piox_extent> extents;  // scratch for one access
     int sieve_fd = -1;          // piox's own descriptor of the file (atomic_sieve.h)
     bool sieve_writes = false;  // it was opened for writing
-    SievePlan sieve_plan;       // of the last access that considered sieving
+    AccessMap last_access;      // see map_access
     std::vector<char> sieve_stream, sieve_span;
     std::string saved_ds_write;  // the library's write sieving hint before atomic mode
     bool split_active = false;  // a split collective begun in atomic mode
@@ -91,6 +90,10 @@ int File_get_atomicity(AtomicFile &file, int *flag);
 
 // Flattens the current view if it is not yet (file.view, file.native).
 int current_view(AtomicFile &file);
+
+// The map of an access (exact up to a few MiB, coarsened beyond), from the last
+// access's when it is the same. Errors are returned, not raised.
+int map_access(AtomicFile &file, MPI_Offset offset, MPI_Offset bytes, const AccessMap **map);
 
 // Takes the locks for an access of count items of datatype starting at offset
 // (etypes of the current view). Errors are returned, not raised.

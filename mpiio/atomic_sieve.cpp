@@ -2,6 +2,7 @@
 #include "atomic_sieve.h"
 
 #include "errors.h"
+#include "piox_fsprobe.h"
 
 #include <cerrno>
 #include <algorithm>
@@ -16,9 +17,7 @@ namespace piox::mpiio {
 namespace {
 
 constexpr MPI_Offset kMaxSpan = MPI_Offset(4) << 20;  // bytes read or written at once
-constexpr int kMinPieces = 8;       // fewer pieces: one system call each is as cheap
-constexpr size_t kMaxPieces = 1 << 16;
-constexpr int kReadLockExtents = 64;
+constexpr size_t kMinPieces = 8;  // fewer pieces: one system call each is as cheap
 // The cost model that picks sieving: a system call costs about kCallNs, moving the
 // span through memory about one nanosecond per byte read (and again to write it back).
 // Sieving pays one or two calls plus the span; piece by piece pays a call per piece.
@@ -32,15 +31,6 @@ bool sieving_is_cheaper(Direction direction, size_t pieces, MPI_Offset span)
     const double passes = direction == Direction::write ? 2 : 1;
     const double sieved = passes * (kCallNs + kNsPerSpanByte * static_cast<double>(span));
     return static_cast<double>(pieces) * kCallNs > sieved;
-}
-
-// ROMIO accepts "<fs>:" before the path (not a single letter: that is no prefix).
-std::string path_without_prefix(const std::string &name)
-{
-    size_t colon = name.find(':');
-    if (colon == std::string::npos || colon < 2 || name.find('/') < colon)
-        return name;
-    return name.substr(colon + 1);
 }
 
 bool transfer_all(int fd, char *data, MPI_Offset length, MPI_Offset offset, bool write,
@@ -63,57 +53,29 @@ bool transfer_all(int fd, char *data, MPI_Offset length, MPI_Offset offset, bool
     return true;
 }
 
-// Fills plan with the exact pieces of the access (stream order: filetypes are
-// monotonic, so sorted order is stream order), or none when there are too few, too
-// many, or the view cannot give them exactly.
-void make_plan(AtomicFile &file, MPI_Offset offset, MPI_Offset bytes, SievePlan *plan)
+// The map of this access when sieving it is worth it in this direction: its pieces
+// are exact (they are in stream order: filetypes are monotonic), many, and within a
+// modest span. *span receives the first piece's start to the last's end.
+const AccessMap *sieve_plan(AtomicFile &file, Direction direction, MPI_Offset offset,
+                            MPI_Offset bytes, piox_extent *span)
 {
-    plan->valid = true;
-    plan->offset = offset;
-    plan->bytes = bytes;
-    plan->pieces.resize(static_cast<size_t>(std::min<MPI_Offset>(bytes, kMaxPieces)));
-    int n = 0;
-    MPI_Offset covered = 0;
-    if (piox_view_extents(file.view, offset, bytes, plan->pieces.data(),
-                          static_cast<int>(plan->pieces.size()), &n) == MPI_SUCCESS)
-        for (int i = 0; i < n; i++)
-            covered += plan->pieces[static_cast<size_t>(i)].length;
-    if (n < kMinPieces || covered != bytes) {  // covered != bytes: coarsened, not exact
-        plan->pieces.clear();
-        return;
-    }
-    plan->pieces.resize(static_cast<size_t>(n));
-    const piox_extent &first = plan->pieces.front(), &last = plan->pieces.back();
-    plan->span = {first.offset, last.offset + last.length - first.offset};
-    // The lock service keeps a few dozen extents per shard anyway: coarsen once here
-    // rather than on every access.
-    plan->read_locks = plan->pieces;
-    int kept = 0;
-    piox_extents_coarsen(plan->read_locks.data(), n, kReadLockExtents, &kept);
-    plan->read_locks.resize(static_cast<size_t>(kept));
-}
-
-// The plan for this access (the last one again when it repeats), when sieving is
-// worth it in this direction.
-const SievePlan *plan_for(AtomicFile &file, Direction direction, MPI_Offset offset,
-                          MPI_Offset bytes)
-{
-    SievePlan &plan = file.sieve_plan;
-    if (!plan.valid || plan.offset != offset || plan.bytes != bytes)
-        make_plan(file, offset, bytes, &plan);
-    if (plan.pieces.empty())
+    const AccessMap *map = nullptr;
+    if (map_access(file, offset, bytes, &map) != MPI_SUCCESS || !map->exact ||
+        map->pieces.size() < kMinPieces)
         return nullptr;
-    const bool worth = plan.span.length <= kMaxSpan &&
-                       sieving_is_cheaper(direction, plan.pieces.size(), plan.span.length);
-    return worth ? &plan : nullptr;
+    const piox_extent &first = map->pieces.front(), &last = map->pieces.back();
+    *span = {first.offset, last.offset + last.length - first.offset};
+    const bool worth = span->length <= kMaxSpan &&
+                       sieving_is_cheaper(direction, map->pieces.size(), span->length);
+    return worth ? map : nullptr;
 }
 
 // Copies between the packed stream and the span buffer, piece by piece.
-void move_pieces(AtomicFile &file, const SievePlan &plan, bool into_span)
+void move_pieces(AtomicFile &file, const AccessMap &map, const piox_extent &span, bool into_span)
 {
     char *stream = file.sieve_stream.data();
-    for (const piox_extent &piece : plan.pieces) {
-        char *in_span = file.sieve_span.data() + (piece.offset - plan.span.offset);
+    for (const piox_extent &piece : map.pieces) {
+        char *in_span = file.sieve_span.data() + (piece.offset - span.offset);
         if (into_span)
             std::memcpy(in_span, stream, static_cast<size_t>(piece.length));
         else
@@ -132,9 +94,9 @@ int io_error(AtomicFile &file, const char *what)
 
 void open_sieve_descriptor(AtomicFile &file, int amode)
 {
-    const std::string path = path_without_prefix(file.filename);
+    const char *path = piox_path_of(file.filename.c_str());
     // Sieving a write reads the span first, so it needs read access too.
-    file.sieve_fd = open(path.c_str(), (amode & MPI_MODE_RDONLY) ? O_RDONLY : O_RDWR);
+    file.sieve_fd = open(path, (amode & MPI_MODE_RDONLY) ? O_RDONLY : O_RDWR);
     file.sieve_writes = file.sieve_fd >= 0 && !(amode & MPI_MODE_RDONLY);
 }
 
@@ -156,10 +118,10 @@ bool sieved_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, v
         !file.native)
         return false;
     const MPI_Offset bytes = static_cast<MPI_Offset>(size) * count;
-    const SievePlan *plan = plan_for(file, direction, offset, bytes);
+    piox_extent span{};
+    const AccessMap *plan = sieve_plan(file, direction, offset, bytes, &span);
     if (plan == nullptr)
         return false;
-    const piox_extent span = plan->span;
 
     file.sieve_stream.resize(static_cast<size_t>(bytes));
     int position = 0;
@@ -169,8 +131,8 @@ bool sieved_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, v
         return false;
     // A write locks the whole span it rewrites; a read only the bytes it keeps.
     *rc = write ? piox_lock_acquire(file.lock, PIOX_LOCK_WRITE, &span, 1)
-                : piox_lock_acquire(file.lock, PIOX_LOCK_READ, plan->read_locks.data(),
-                                    static_cast<int>(plan->read_locks.size()));
+                : piox_lock_acquire(file.lock, PIOX_LOCK_READ, plan->locks.data(),
+                                    static_cast<int>(plan->locks.size()));
     if (*rc != MPI_SUCCESS) {
         *rc = raise_code(file.fh, *rc);
         return true;
@@ -186,7 +148,7 @@ bool sieved_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, v
                            &done);
     if (ok && write) {
         std::memset(file.sieve_span.data() + done, 0, static_cast<size_t>(span.length - done));
-        move_pieces(file, *plan, true);
+        move_pieces(file, *plan, span, true);
         ok = transfer_all(file.sieve_fd, file.sieve_span.data(), span.length, span.offset, true,
                           &done);
     }
@@ -196,7 +158,7 @@ bool sieved_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, v
         return true;
     }
     if (!write) {
-        move_pieces(file, *plan, false);
+        move_pieces(file, *plan, span, false);
         position = 0;
         PMPI_Unpack(file.sieve_stream.data(), static_cast<int>(bytes), &position, buf, count,
                     datatype, MPI_COMM_SELF);

@@ -20,6 +20,10 @@ typedef enum {
     PIOX_LOCKS_UNKNOWN = -1 /* nothing could be probed (no writable directory, no file) */
 } piox_locks_answer;
 
+/* The path inside a file name given to MPI_File_open: past ROMIO's "<fs>:" driver
+ * prefix when there is one (a single letter is no prefix). Points into name. */
+PIOX_API const char *piox_path_of(const char *name);
+
 /* Probes the directory that holds path (a file name as given to MPI_File_open,
  * ROMIO's "ufs:"-style prefixes allowed): takes a write lock on a temporary file
  * created there, or else a read lock on path itself. The answer is cached per
