@@ -87,11 +87,9 @@ int File_open(decltype(&PMPI_File_open) real, MPI_Comm comm, const char *filenam
     return MPI_SUCCESS;
 }
 
-int File_get_info(decltype(&PMPI_File_get_info) real, MPI_File fh, MPI_Info *info_used)
+int File_get_info(decltype(&PMPI_File_get_info) real, FileRecord *record, MPI_File fh,
+                  MPI_Info *info_used)
 {
-    std::shared_ptr<FileRecord> record = file_registry().find(fh);
-    if (record == nullptr && fh != MPI_FILE_NULL && file_registry().was_closed(fh))
-        return closed_handle_error(Routine::File_get_info);
     int rc = real(fh, info_used);
     if (rc != MPI_SUCCESS || record == nullptr)
         return rc;
@@ -113,15 +111,12 @@ int File_get_info(decltype(&PMPI_File_get_info) real, MPI_File fh, MPI_Info *inf
     return rc;
 }
 
-int File_set_view(decltype(&PMPI_File_set_view) real, MPI_File fh, MPI_Offset disp,
-                  MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
+int File_set_view(decltype(&PMPI_File_set_view) real, FileRecord *record, MPI_File fh,
+                  MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                  const char *datarep, MPI_Info info)
 {
-    std::shared_ptr<FileRecord> record = file_registry().find(fh);
-    if (record == nullptr) {
-        if (fh != MPI_FILE_NULL && file_registry().was_closed(fh))
-            return closed_handle_error(Routine::File_set_view);
+    if (record == nullptr)
         return real(fh, disp, etype, filetype, datarep, info);
-    }
     record->count(Routine::File_set_view);
     int rc = record->sfp != nullptr
                  ? mpiio::File_set_view(*record->sfp, disp, etype, filetype, datarep, info)

@@ -14,6 +14,7 @@ namespace piox::shim {
 int closed_handle_error(Routine routine);
 
 struct lifecycle_part {};
+struct record_part {};
 struct sfp_part {};
 struct atomicity_part {};
 struct atomic_part {};
@@ -25,15 +26,37 @@ int route(lifecycle_part, Routine, Real real, Args... args)
     return Handler(real, args...);
 }
 
+// fh's record, or null for a file piox does not manage. The handle of a file piox
+// closed gets MPI_ERR_FILE in *error (raised) instead of reaching the library.
+inline std::shared_ptr<FileRecord> record_of(MPI_File fh, Routine routine, int *error)
+{
+    std::shared_ptr<FileRecord> record = file_registry().find(fh);
+    *error = record == nullptr && fh != MPI_FILE_NULL && file_registry().was_closed(fh)
+                 ? closed_handle_error(routine)
+                 : MPI_SUCCESS;
+    return record;
+}
+
+// The shim's handlers that serve every part of a file: the real routine, the file's
+// record (null for files piox does not manage) and every argument.
+template <auto Handler, typename Real, typename... Rest>
+int route(record_part, Routine routine, Real real, MPI_File fh, Rest... rest)
+{
+    int error = MPI_SUCCESS;
+    std::shared_ptr<FileRecord> record = record_of(fh, routine, &error);
+    return error != MPI_SUCCESS ? error : Handler(real, record.get(), fh, rest...);
+}
+
 // The parts of piox::mpiio receive their state of the file and the arguments after
 // the handle. select(record) gives that state, or null when the part leaves this
 // call to the library (which also gets every file piox does not manage).
 template <auto Handler, typename Select, typename Real, typename... Rest>
 int route_to_state(Select select, Routine routine, Real real, MPI_File fh, Rest... rest)
 {
-    std::shared_ptr<FileRecord> record = file_registry().find(fh);
-    if (record == nullptr && fh != MPI_FILE_NULL && file_registry().was_closed(fh))
-        return closed_handle_error(routine);
+    int error = MPI_SUCCESS;
+    std::shared_ptr<FileRecord> record = record_of(fh, routine, &error);
+    if (error != MPI_SUCCESS)
+        return error;
     auto *state = record != nullptr ? select(*record) : nullptr;
     if (state == nullptr)
         return real(fh, rest...);

@@ -9,6 +9,7 @@
 
 namespace piox::shim::handlers {
 namespace lifecycle = piox::shim::lifecycle;
+namespace record = piox::shim::lifecycle;
 namespace sfp = piox::mpiio;
 namespace atomicity = piox::mpiio;
 namespace atomic = piox::mpiio;
