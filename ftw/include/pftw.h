@@ -123,6 +123,17 @@ typedef struct PFTW_Stats {
 PFTW_API int PFTW_Walk(MPI_Comm comm, const char *root, MPI_Info info, PFTW_Visit_fn visit,
               void *extra, PFTW_Stats *stats);
 
+/* Called on rank 0 only, from the thread that called PFTW_Walk_progress, about every
+ * interval seconds: entries visited so far on all ranks (as each rank last reported
+ * them, so up to one interval old) and seconds since the walk began. */
+typedef void (*PFTW_Progress_fn)(uint64_t entries, double seconds, void *extra);
+
+/* PFTW_Walk plus a progress callback (NULL: none). Each rank reports its count to
+ * rank 0 once per interval with one small message. */
+PFTW_API int PFTW_Walk_progress(MPI_Comm comm, const char *root, MPI_Info info,
+                                PFTW_Visit_fn visit, void *extra, PFTW_Progress_fn progress,
+                                double interval, PFTW_Stats *stats);
+
 /* Frees what PFTW_Walk allocated in stats (the per-rank message arrays). */
 PFTW_API void PFTW_Stats_free(PFTW_Stats *stats);
 
