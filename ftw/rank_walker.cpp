@@ -146,6 +146,7 @@ void RankWalker::run(WorkItem *root)
         finish();
     result_.token_rounds = termination_.rounds();
     result_.mpi_failed = messenger_.failed();
+    result_.stopped = context_->stopped.load();
 }
 
 // The rank has no work and its threads are idle: move the token, then ask for work.
@@ -296,7 +297,6 @@ void RankWalker::finish()
             backoff.pause();
     }
     messenger_.complete_all_sends();
-    result_.stopped = context_->stopped.load();
 }
 
 }  // namespace pftw

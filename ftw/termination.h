@@ -1,5 +1,5 @@
-// termination.h - Dijkstra's token ring, with the paper's colouring rules (LaFon et
-// al., section IV-A):
+// termination.h - Dijkstra's token ring, with the colouring rules of the paper
+// ("On distributed file tree walk of parallel file systems", section IV-A):
 //  - every rank starts white; rank 0, when idle, sends a white token to rank 1;
 //  - a rank that sends work to a rank with a lesser number turns black;
 //  - an idle rank forwards the token to the next rank: blackened if the rank is

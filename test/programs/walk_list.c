@@ -3,13 +3,14 @@
  * to compare with find(1).
  *
  *   walk_list ROOT OUT [KEY=VALUE ...] [--stop-after N] [--slow-rank R:MICROS]
- *             [--skip NAME] [--expect CODE]
+ *             [--skip NAME] [--single] [--expect CODE]
  *
  * KEY=VALUE are pftw_* hints. Each rank writes OUT.RANK: one record per entry it
  * visited, "TYPE\tDEPTH\tERRNO\tSIZE\tTHREAD\tPATH\0" (SIZE is - without a stat).
  * --stop-after N: visit returns PFTW_STOP at this rank's Nth entry.
  * --slow-rank R:MICROS: on rank R, each visit sleeps MICROS microseconds.
  * --skip NAME: visit returns PFTW_SKIP_SUBTREE for directories named NAME.
+ * --single: MPI_Init_thread with MPI_THREAD_SINGLE (default: MPI_THREAD_FUNNELED).
  * Rank 0 prints one JSON line: the return code and the statistics, with every
  * rank's item count. Exits 0 when PFTW_Walk returned --expect (default 0).
  */
@@ -70,8 +71,10 @@ static int visit(const PFTW_Entry *entry, void *extra)
 
 int main(int argc, char **argv)
 {
-    int provided, rank, size, expect = PFTW_SUCCESS;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    int provided, rank, size, expect = PFTW_SUCCESS, single = 0;
+    for (int i = 1; i < argc; i++)
+        single |= !strcmp(argv[i], "--single");
+    MPI_Init_thread(&argc, &argv, single ? MPI_THREAD_SINGLE : MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc < 3) {
