@@ -41,6 +41,10 @@ private:
 // A busy master looks at its messages at most this often: a probe costs about a
 // microsecond, small directories take a few.
 constexpr double kPollSeconds = 50e-6;
+// How long the master waits for its threads to queue work before it looks at its
+// messages again; and, in a walk on one rank, before it looks at the progress clock.
+constexpr long kBusyWaitMicros = 200;
+constexpr long kAloneWaitMicros = 100000;
 
 }  // namespace
 
@@ -107,33 +111,32 @@ void RankWalker::run(WorkItem *root)
     while (!terminated_ && !messenger_.failed()) {
         double now = seconds_now();
         if (size_ > 1 && now >= next_poll) {
-            double comm_start = now;
             service_messages();
-            now = seconds_now();
-            result_.seconds_comm += now - comm_start;
-            next_poll = now + kPollSeconds;
+            double after = seconds_now();
+            result_.seconds_comm += after - now;
+            next_poll = after + kPollSeconds;
         }
         if (context_->stop_to_announce.exchange(false))
             announce_stop();
         if (progress_.interval > 0 && now >= next_progress_)
             report_progress();
+        // With peers, come back for messages soon; alone, only progress reports do.
+        auto wait = std::chrono::microseconds(size_ > 1 ? kBusyWaitMicros : kAloneWaitMicros);
         WorkItem item;
-        if (context_->queue.try_pop(&item)) {
+        WorkQueue::Wait got = context_->queue.wait_pop_for(&item, wait);
+        if (got == WorkQueue::Wait::item) {
             processors_[0]->process(item);
-            item = WorkItem();
+            item = WorkItem();  // let go of the directory it held open
             context_->queue.done_with_item();
             backoff.reset();
             continue;
         }
-        if (size_ == 1) {
-            if (context_->queue.idle())
-                break;  // nobody else can bring work
-            backoff.pause();  // the workers are busy and may queue more
-            continue;
-        }
         next_poll = 0;  // no item of our own: keep an eye on messages
-        if (context_->queue.idle())
-            act_while_idle();
+        if (got == WorkQueue::Wait::timeout)
+            continue;   // the other threads are busy and may queue more
+        if (size_ == 1)
+            break;      // idle, and nobody else can bring work
+        act_while_idle();
         double idle_start = seconds_now();
         if (!terminated_)
             backoff.pause();

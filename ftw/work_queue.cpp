@@ -11,17 +11,6 @@ void WorkQueue::push(WorkItem &&item)
         wake_.notify_one();
 }
 
-bool WorkQueue::try_pop(WorkItem *item)
-{
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (items_.empty())
-        return false;
-    *item = std::move(items_.back());
-    items_.pop_back();
-    busy_++;
-    return true;
-}
-
 bool WorkQueue::wait_pop(WorkItem *item)
 {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -38,22 +27,27 @@ bool WorkQueue::wait_pop(WorkItem *item)
     return true;
 }
 
+WorkQueue::Wait WorkQueue::wait_pop_for(WorkItem *item, std::chrono::microseconds timeout)
+{
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (items_.empty() && busy_ > 0) {
+        sleeping_++;
+        wake_.wait_for(lock, timeout, [&] { return !items_.empty() || busy_ == 0; });
+        sleeping_--;
+    }
+    if (items_.empty())
+        return busy_ == 0 ? Wait::idle : Wait::timeout;
+    *item = std::move(items_.back());
+    items_.pop_back();
+    busy_++;
+    return Wait::item;
+}
+
 void WorkQueue::done_with_item()
 {
     std::lock_guard<std::mutex> lock(mutex_);
-    busy_--;
-}
-
-bool WorkQueue::idle()
-{
-    std::lock_guard<std::mutex> lock(mutex_);
-    return items_.empty() && busy_ == 0;
-}
-
-bool WorkQueue::empty()
-{
-    std::lock_guard<std::mutex> lock(mutex_);
-    return items_.empty();
+    if (--busy_ == 0 && items_.empty() && sleeping_)
+        wake_.notify_all();  // a master may be waiting for the queue to go idle
 }
 
 std::vector<WorkItem> WorkQueue::split_off(Split split, std::mt19937_64 &random)

@@ -9,6 +9,7 @@
 #include "options.h"
 #include "work_item.h"
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -20,14 +21,14 @@ namespace pftw {
 class WorkQueue {
 public:
     void push(WorkItem &&item);
-    // Takes the newest item and counts the caller busy until done_with_item.
-    bool try_pop(WorkItem *item);
-    // As try_pop, but sleeps until there is an item; false once closed.
+    // Takes the newest item, sleeping until there is one, and counts the caller busy
+    // until done_with_item; false once closed.
     bool wait_pop(WorkItem *item);
+    // For the master thread: an item, or word that the queue is idle, or nothing
+    // within `timeout` (other threads are busy and may queue more).
+    enum class Wait { item, idle, timeout };
+    Wait wait_pop_for(WorkItem *item, std::chrono::microseconds timeout);
     void done_with_item();
-    // No item queued and no thread busy with one: nothing here can make more work.
-    bool idle();
-    bool empty();
     // Removes part of the queue for a peer, per the split rule. Keeps at least one
     // item (or one name of a lone batch); empty when there is nothing to spare.
     std::vector<WorkItem> split_off(Split split, std::mt19937_64 &random);
