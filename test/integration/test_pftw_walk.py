@@ -32,7 +32,7 @@ def tree(kind, **params):
     """A generated tree (made once, kept in _build/trees) and find's listing of it."""
     sys.path.insert(0, str(REPO / "test" / "fixtures" / "trees"))
     from make_tree import ensure_tree
-    root = str(ensure_tree(kind, str(TREES_DIR), **params))
+    root = ensure_tree(kind, str(TREES_DIR), **params)["path"]
     key = (kind, tuple(sorted(params.items())))
     if key not in _listings:
         _listings[key] = find_listing(root)
