@@ -2,7 +2,7 @@
  *
  * PFTW_Walk is collective over a communicator. Every rank keeps its own queue of
  * work; idle ranks ask peers for part of theirs (the DRQS, PA-DRQS and H-DRQS
- * algorithms of LaFon et al., "A distributed parallel file tree walk", 2012) and
+ * algorithms of "On distributed file tree walk of parallel file systems", LANL) and
  * Dijkstra's token ring detects the end. There is no master rank.
  *
  * Every entry under the root, the root included, is passed to the visit callback

@@ -48,3 +48,17 @@ def test_unit_tests_are_clean(name):
     unit = BUILD / "test" / "unit" / name
     result = subprocess.run(VALGRIND + [str(unit)], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("args", [[], ["--stop-after", "100", "--expect", "1"]],
+                         ids=["whole", "stopped"])
+def test_tree_walk_is_clean(args, tmp_path, mpirun, program):
+    """libpftw with threads, name batches sent between ranks, and a stop."""
+    tree = tmp_path / "tree"
+    for d in range(40):
+        (tree / f"d{d}" / "sub").mkdir(parents=True)
+        for f in range(15):
+            (tree / f"d{d}" / f"f{f}").write_bytes(b"x" * f)
+    result = mpirun(2, VALGRIND + [program("walk_list"), tree, tmp_path / "out", "pftw_threads=2",
+                                   "pftw_stat=yes", "pftw_algorithm=drqs", *args], piox=False, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
