@@ -127,14 +127,12 @@ void write_file_or_report(const std::string &path, const std::string &text, int 
     }
 }
 
-int run(int argc, char **argv) {
+// Every rank parses argv; rank 0's verdict and look-ups are shared. Returns false
+// when the run ends here, with exit_status set (usage error or --help).
+bool agree_on_options(MPI_Comm comm, int argc, char **argv, Options &options, timespec &start,
+                      int &exit_status) {
     int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    // The tool's own traffic (funnel, reductions) stays apart from the walk's.
-    MPI_Comm comm;
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-
-    Options options;
+    MPI_Comm_rank(comm, &rank);
     const std::string parse_error = parse_options(argc, argv, options);
     SharedSetup setup{};
     if (rank == 0)
@@ -143,17 +141,23 @@ int run(int argc, char **argv) {
     if (setup.usage_error || options.help) {
         if (options.help && !setup.usage_error && rank == 0)
             std::fputs(usage_text(), stdout);
-        MPI_Comm_free(&comm);
-        return setup.usage_error ? exit_usage : exit_ok;
+        exit_status = setup.usage_error ? exit_usage : exit_ok;
+        return false;
     }
     adopt(setup, options);
+    start = timespec{time_t(setup.start_sec), long(setup.start_nsec)};
+    return true;
+}
 
-    const timespec start{time_t(setup.start_sec), long(setup.start_nsec)};
-    Visitor visitor(options, start, thread_slots(options));
+// Walks each PATH in turn, funnelling its paths and --du totals to rank 0 after it.
+// Returns the exit status so far; rc is an MPI error code.
+int walk_paths(MPI_Comm comm, const Options &options, Visitor &visitor, RunTotals &totals,
+               std::vector<DuLine> &du, int &rc) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
     MPI_Info info = walk_info(options);
-    RunTotals totals;
-    std::vector<DuLine> du;
-    int status = exit_ok, rc = MPI_SUCCESS;
+    int status = exit_ok;
+    rc = MPI_SUCCESS;
     for (const std::string &root : options.paths) {
         visitor.begin_walk(root);
         PFTW_Stats stats{};
@@ -181,6 +185,44 @@ int run(int argc, char **argv) {
     MPI_Info_free(&info);
     totals.matched = visitor.matched();
     totals.threads_seen = visitor.threads_seen();
+    return status;
+}
+
+// Rank 0 writes the run's report: the --json object, the --du lines or the summary,
+// and the --stats-matrix file.
+void write_report(const Options &options, const RunSummary &summary,
+                  const std::vector<DuLine> &du, int &status) {
+    std::string text;
+    if (options.output == OutputMode::json)
+        text = json_report(options, summary, options.du ? &du : nullptr);
+    else if (options.du)
+        text = du_text(du);
+    else if (options.output == OutputMode::summary)
+        text = summary_text(options, summary);
+    write_stdout(text.data(), text.size());
+    if (!options.stats_matrix_file.empty())
+        write_file_or_report(options.stats_matrix_file, stats_matrix_csv(summary), status);
+}
+
+int run(int argc, char **argv) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    // The tool's own traffic (funnel, reductions) stays apart from the walk's.
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+
+    Options options;
+    timespec start{};
+    int status = exit_ok;
+    if (!agree_on_options(comm, argc, argv, options, start, status)) {
+        MPI_Comm_free(&comm);
+        return status;
+    }
+    Visitor visitor(options, start, thread_slots(options));
+    RunTotals totals;
+    std::vector<DuLine> du;
+    int rc = MPI_SUCCESS;
+    status = walk_paths(comm, options, visitor, totals, du, rc);
 
     RunSummary summary;
     if (rc == MPI_SUCCESS)
@@ -189,20 +231,8 @@ int run(int argc, char **argv) {
         report("an MPI call failed while gathering the results");
         status = std::max(status, exit_entry_errors);
     }
-    if (rank == 0 && rc == MPI_SUCCESS && status == exit_ok) {
-        if (options.output == OutputMode::json) {
-            const std::string text = json_report(options, summary, options.du ? &du : nullptr);
-            write_stdout(text.data(), text.size());
-        } else if (options.du) {
-            const std::string text = du_text(du);
-            write_stdout(text.data(), text.size());
-        } else if (options.output == OutputMode::summary) {
-            const std::string text = summary_text(options, summary);
-            write_stdout(text.data(), text.size());
-        }
-        if (!options.stats_matrix_file.empty())
-            write_file_or_report(options.stats_matrix_file, stats_matrix_csv(summary), status);
-    }
+    if (rank == 0 && rc == MPI_SUCCESS && status == exit_ok)
+        write_report(options, summary, du, status);
     if (rank == 0 && !flush_stdout()) {
         report("write error on standard output");
         status = std::max(status, exit_entry_errors);
