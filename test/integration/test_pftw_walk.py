@@ -1,20 +1,19 @@
 """libpftw: every entry of real trees is visited exactly once, as find(1) lists it,
 for every algorithm, 1, 2, 4 and 8 ranks, and 1 and 4 threads; stops, skips, slow
 ranks, depth and device limits, and bad calls."""
+import errno
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from conftest import BUILD, REPO, MpiRun
 from walklib import (PFTW_ERR_ARG, PFTW_ERR_INFO, PFTW_ERR_NOT_SAME, PFTW_ERR_THREAD,
-                     PFTW_STOPPED, PFTW_SUCCESS, find_listing, run_walk, type_letter)
-
-sys.path.insert(0, str(REPO / "test" / "fixtures" / "trees"))
-from make_tree import ensure_tree  # noqa: E402
+                     PFTW_STOPPED, PFTW_SUCCESS, find_listing, read_walk, run_walk, type_letter)
 
 ALGORITHMS = ["drqs", "pa-drqs", "h-drqs"]
 TREES_DIR = REPO / "_build" / "trees"
@@ -31,6 +30,8 @@ def walk_list():
 
 def tree(kind, **params):
     """A generated tree (made once, kept in _build/trees) and find's listing of it."""
+    sys.path.insert(0, str(REPO / "test" / "fixtures" / "trees"))
+    from make_tree import ensure_tree
     root = str(ensure_tree(kind, str(TREES_DIR), **params))
     key = (kind, tuple(sorted(params.items())))
     if key not in _listings:
@@ -230,3 +231,40 @@ def _hosts_launcher(hosts):
         def __call__(self, n, argv, **kw):
             return super().__call__(n, argv, hosts=hosts, **kw)
     return Launcher()
+
+
+def test_unreadable_directories_as_an_unprivileged_user(walk_list, tmp_path):
+    """As nobody: a directory without read permission is visited once with EACCES and
+    not descended; in one without search permission the names are listed but cannot
+    be stat'ed. find(1) sees the same entries (it names the failing ones on stderr)."""
+    if not shutil.which("setpriv"):
+        pytest.skip("setpriv is missing")
+    base = Path(tempfile.mkdtemp(prefix="pftw-nobody-", dir="/tmp"))
+    try:
+        os.chmod(base, 0o777)  # tmp_path's parents are closed to nobody
+        root = base / "t"
+        for d in ("d000", "d644/sub", "ok/deeper"):
+            (root / d).mkdir(parents=True)
+        for f in ("d000/f", "d644/g", "ok/h", "ok/deeper/i"):
+            (root / f).write_bytes(b"data")
+        os.chmod(root / "d000", 0o000)
+        os.chmod(root / "d644", 0o644)
+        as_nobody = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+        result = subprocess.run(as_nobody + ["mpiexec", "-n", "2", walk_list, str(root), str(base / "out"),
+                                             "pftw_stat=yes"], capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stdout + result.stderr
+        walk = read_walk(base / "out", result)
+        find = subprocess.run(as_nobody + ["find", str(root), "-printf", r"%p\0"], capture_output=True)
+        listed = set(find.stdout.split(b"\0")[:-1])
+        complained = {line.split("'")[1].encode() for line in find.stderr.decode().splitlines() if "'" in line}
+        assert walk.duplicates() == []
+        assert listed <= set(walk.paths()) <= listed | complained
+        errors = {e.path: e.error for e in walk.entries if e.error}
+        assert errors.get(str(root / "d000").encode()) == errno.EACCES
+        assert errors.get(str(root / "d644" / "sub").encode()) == errno.EACCES
+        assert str(root / "d000" / "f").encode() not in walk.paths()
+        assert walk.stats["errors"] == len(errors)
+    finally:
+        os.chmod(base / "t" / "d000", 0o755)
+        os.chmod(base / "t" / "d644", 0o755)
+        shutil.rmtree(base)

@@ -42,7 +42,11 @@ def run_walk(program, out_prefix, ranks, root, hints=None, args=(), timeout=300,
     """Runs walk_list on `ranks` processes; returns a Walk. Does not preload piox."""
     argv = [program, root, out_prefix] + [f"{k}={v}" for k, v in (hints or {}).items()] + list(args)
     run = launcher or MpiRun()
-    result = run(ranks, argv, piox=False, timeout=timeout, env=env)
+    return read_walk(out_prefix, run(ranks, argv, piox=False, timeout=timeout, env=env))
+
+
+def read_walk(out_prefix, result):
+    """The Walk that a finished walk_list run (a CompletedProcess) left behind."""
     stats = {}
     for line in result.stdout.splitlines():
         if line.startswith("{"):
