@@ -5,7 +5,9 @@ PIOX_BUILD_DIR). scripts/test builds it before running pytest.
 """
 import os
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -13,6 +15,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "test" / "fixtures" / "ceph"))
+import ceph_cluster as ceph  # noqa: E402
 BUILD = Path(os.environ.get("PIOX_BUILD_DIR", REPO / "_build" / "mpich"))
 PIOX_LIB = Path(os.environ.get("PIOX_LIB", BUILD / "pmpi_shim" / ".libs" / "libpiox.so"))
 PROGRAMS = BUILD / "test" / "programs"
@@ -160,3 +164,27 @@ def any_dir(request, tmp_path):
     if request.param == "normal":
         return tmp_path
     return request.getfixturevalue("lockless_dir")
+
+
+@pytest.fixture(scope="session")
+def ceph_cluster():
+    """A real Ceph cluster (test/fixtures/ceph): one mon, OSDs 0-2 on the CRUSH hosts
+    nodeA-nodeC, an MDS and a CephFS mounted with ceph-fuse. One per session, under a
+    tmp dir; stopped (every daemon killed, unmounted, removed) however the session ends."""
+    reason = ceph.missing_requirements()
+    if reason:
+        pytest.skip(reason)
+    cluster = ceph.CephCluster(tempfile.mkdtemp(prefix="piox-ceph-"))
+    # SIGTERM would end pytest without running this fixture's teardown; as an
+    # interrupt it unwinds through the finally below.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
