@@ -86,9 +86,9 @@ def test_manifest_counts_what_find_sees(kind):
 
 
 def test_same_seed_same_tree_whatever_the_jobs(tmp_path):
-    make_tree("skewed", tmp_path / "one", seed=7, jobs=1, entries=2000)
-    make_tree("skewed", tmp_path / "two", seed=7, jobs=2, entries=2000)
-    make_tree("skewed", tmp_path / "other", seed=8, jobs=2, entries=2000)
+    make_tree("skewed", tmp_path / "one", seed=7, jobs=1, entries=6000)
+    make_tree("skewed", tmp_path / "two", seed=7, jobs=2, entries=6000)
+    make_tree("skewed", tmp_path / "other", seed=8, jobs=2, entries=6000)
     assert listing(tmp_path / "one") == listing(tmp_path / "two")
     assert listing(tmp_path / "one") != listing(tmp_path / "other")
 
