@@ -66,29 +66,40 @@ def runnable_elsewhere():
 
 def compile_program(mpi, source, build_dir, tool):
     """Builds `source` with `mpi`'s compiler into build_dir; exits on failure."""
-    binary = os.path.join(build_dir, f"{os.path.splitext(os.path.basename(source))[0]}.{mpi.name}")
-    command = [mpi.compiler, "-O2", "-Wall", "-o", binary, source]
+    return compile_with(mpi.compiler, source, build_dir, tool, suffix=mpi.name)
+
+
+def compile_with(compiler, source, build_dir, tool, suffix=None, flags=()):
+    """Builds `source` with `compiler` (and `flags`) into build_dir, named after the
+    source (plus ".suffix"); exits on failure."""
+    name = os.path.splitext(os.path.basename(source))[0] + (f".{suffix}" if suffix else "")
+    binary = os.path.join(build_dir, name)
+    command = [compiler, "-O2", "-Wall", *flags, "-o", binary, source]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         raise SystemExit(f"{tool}: {' '.join(command)} failed:\n{result.stdout}{result.stderr}")
     return binary
 
 
-def run_program(command, timeout, env=None):
+def run_program(command, timeout, env=None, discard_stdout=False):
     """Launches command, waits at most `timeout` seconds. Returns (exit status,
     stdout, stderr, the last JSON line of stdout or None). A run that hangs is
-    killed with every process it started, and raises RunFailed."""
+    killed with every process it started, and raises RunFailed. discard_stdout
+    sends stdout to /dev/null (as `command >/dev/null` would): for timing programs
+    that print a lot, which a pipe to this process would slow down."""
     # Its own session, so that a hung run can be killed with every MPI process in it.
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL if discard_stdout else subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, start_new_session=True,
-                               env=env)
+                               env=env, errors="replace")
     try:
         stdout, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         stdout, stderr = process.communicate()
         raise RunFailed(f"{' '.join(command)}: no result after {timeout:.0f} s\n"
-                        f"{stdout}{stderr}")
+                        f"{stdout or ''}{stderr}")
+    stdout = stdout or ""
     measured = None
     for line in stdout.splitlines():
         if line.startswith("{"):
