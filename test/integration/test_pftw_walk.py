@@ -268,3 +268,30 @@ def test_unreadable_directories_as_an_unprivileged_user(walk_list, tmp_path):
         os.chmod(base / "t" / "d000", 0o755)
         os.chmod(base / "t" / "d644", 0o755)
         shutil.rmtree(base)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_files_deleted_during_the_walk(algorithm, walk_list, tmp_path):
+    """A third of the files vanish while 4 ranks walk: nothing is visited twice or
+    invented, every survivor is visited, and only vanished files carry an error."""
+    sys.path.insert(0, str(REPO / "test" / "fixtures" / "trees"))
+    from deleter import start_deleter
+    from make_tree import make_tree
+    root = str(tmp_path / "tree")
+    make_tree("skewed", root, entries=15000)
+    before = find_listing(root)
+    deleter = start_deleter(root, fraction=0.3, seed=5, pause=0.001, batch=10)
+    walk = run_walk(walk_list, tmp_path / "out", 4, root, {"pftw_algorithm": algorithm, "pftw_stat": "yes",
+                                                          "pftw_threads": 2})
+    deleted = {os.fsencode(path) for path in deleter.finish(stop=True)}
+    assert walk.returncode == 0, walk.stderr
+    assert deleted, "the deleter deleted nothing"
+    assert walk.duplicates() == []
+    visited = set(walk.paths())
+    assert visited <= set(before)
+    assert set(before) - deleted <= visited
+    failed = {e.path for e in walk.entries if e.error}
+    assert failed <= deleted
+    assert all(e.error == errno.ENOENT for e in walk.entries if e.error)
+    assert walk.stats["errors"] == len(failed)
+    print(f"deleted {len(deleted)}: {len(deleted - visited)} never seen, {len(failed)} seen but gone")
