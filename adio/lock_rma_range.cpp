@@ -14,6 +14,7 @@
 // rank must enter MPI for an epoch to progress (README: what the network must offer).
 #include "lock_service.h"
 #include "range_shards.h"
+#include "round_trips.h"
 #include "windows.h"
 
 #include <cstring>
@@ -38,7 +39,7 @@ class RmaRangeLock final : public ShardedRangeLock {
 public:
     RmaRangeLock(MPI_Comm comm, MPI_Win win, int rank, int size)
         : ShardedRangeLock(shard_count(size)), comm_(comm), win_(win), rank_(rank), size_(size),
-          table_(static_cast<size_t>(table_bytes(size)))
+          table_(static_cast<size_t>(table_bytes(size))), sync_(rank)
     {
     }
 
@@ -48,6 +49,7 @@ public:
     }
 
     const char *name() const override { return "range"; }
+    uint64_t round_trips() const override { return sync_.count(); }
 
     // Where shard s lives: its home rank and its displacement in that rank's memory.
     static int home_of(int shard, int size) { return shard % size; }
@@ -64,16 +66,16 @@ private:
     int open_table(int shard)
     {
         const int home = home_of(shard, size_);
-        int rc = PMPI_Win_lock(MPI_LOCK_EXCLUSIVE, home, 0, win_);
+        int rc = sync_.lock(MPI_LOCK_EXCLUSIVE, home, win_);
         if (rc != MPI_SUCCESS)
             return rc;
         rc = PMPI_Get(table_.data(), static_cast<int>(table_.size()), MPI_BYTE, home,
                       displacement_of(shard, size_), static_cast<int>(table_.size()), MPI_BYTE,
                       win_);
         if (rc == MPI_SUCCESS)
-            rc = PMPI_Win_flush(home, win_);
+            rc = sync_.flush(home, win_);
         if (rc != MPI_SUCCESS)
-            PMPI_Win_unlock(home, win_);
+            sync_.unlock(home, win_);
         return rc;
     }
 
@@ -84,7 +86,7 @@ private:
         int rc = PMPI_Put(table_.data() + from, static_cast<int>(length), MPI_BYTE, home,
                           displacement_of(shard, size_) + static_cast<MPI_Aint>(from),
                           static_cast<int>(length), MPI_BYTE, win_);
-        int rc2 = PMPI_Win_unlock(home, win_);
+        int rc2 = sync_.unlock(home, win_);
         return rc != MPI_SUCCESS ? rc : rc2;
     }
 
@@ -132,6 +134,7 @@ private:
     int size_;
     std::vector<char> table_;  // the table of the shard being worked on
     std::vector<int> granted_;
+    RoundTrips sync_;
 };
 
 }  // namespace

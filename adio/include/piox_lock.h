@@ -65,6 +65,11 @@ PIOX_API int piox_lock_acquire(piox_lock *lock, piox_lock_mode mode, const piox_
  * is held. */
 PIOX_API int piox_lock_release(piox_lock *lock);
 
+/* Independent. How many network round trips this process's calls on the lock have
+ * waited for so far: RMA synchronisations (an epoch opened or closed, a flush) with
+ * another process. 0 on one node, where no RMA is used. For tests and statistics. */
+PIOX_API int piox_lock_round_trips(const piox_lock *lock, long long *count);
+
 /* "range" or "mutex". */
 PIOX_API const char *piox_lock_kind_name(const piox_lock *lock);
 

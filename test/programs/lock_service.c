@@ -20,6 +20,12 @@
  *       the writer got in (a reader-preferring lock lets the writer in only when
  *       the stream has dried up).
  *
+ *   lock_service KIND uncontended ITERATIONS
+ *       The last rank acquires and releases a write lock on bytes 0-99 ITERATIONS
+ *       times while the others wait in a barrier, inside MPI (bytes 0-99 are in
+ *       shard 0, whose home is rank 0). It prints the network round trips
+ *       (piox_lock_round_trips) and the microseconds per acquire plus release.
+ *
  * KIND is range or mutex, or none: no lock at all, the control that shows the
  * replay catches conflicting holders. Rank 0 prints " No Errors" when every
  * check passed.
@@ -175,6 +181,27 @@ static void fairness(piox_lock *lock, int rank, int reads)
     }
 }
 
+static void uncontended(piox_lock *lock, int rank, int nprocs, int iterations)
+{
+    piox_extent extent = {0, 100};
+    if (rank == nprocs - 1) {
+        long long before = 0, after = 0;
+        CHECK_MPI(piox_lock_round_trips(lock, &before));
+        const double start = MPI_Wtime();
+        for (int i = 0; i < iterations; i++) {
+            CHECK_MPI(piox_lock_acquire(lock, PIOX_LOCK_WRITE, &extent, 1));
+            CHECK_MPI(piox_lock_release(lock));
+        }
+        const double seconds = MPI_Wtime() - start;
+        CHECK_MPI(piox_lock_round_trips(lock, &after));
+        printf("rank %d: round trips per acquire and release: %.2f; us per acquire and "
+               "release: %.2f\n", rank, (double)(after - before) / iterations,
+               seconds / iterations * 1e6);
+        fflush(stdout);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -183,8 +210,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     if (argc < 4) {
         if (rank == 0)
-            fprintf(stderr, "usage: %s range|mutex|none random ITERATIONS SEED | fairness READS\n",
-                    argv[0]);
+            fprintf(stderr, "usage: %s range|mutex|none random ITERATIONS SEED | fairness READS | "
+                            "uncontended ITERATIONS\n", argv[0]);
         MPI_Finalize();
         return 2;
     }
@@ -214,6 +241,8 @@ int main(int argc, char **argv)
     if (rc == MPI_SUCCESS) {
         if (strcmp(argv[2], "fairness") == 0 && lock != NULL)
             fairness(lock, rank, atoi(argv[3]));
+        else if (strcmp(argv[2], "uncontended") == 0 && lock != NULL)
+            uncontended(lock, rank, nprocs, atoi(argv[3]));
         else
             random_script(lock, rank, nprocs, atoi(argv[3]), argc > 4 ? (unsigned)atoi(argv[4]) : 1);
         if (lock != NULL) {
