@@ -14,6 +14,11 @@
  *   disjoint_writers     every rank writes --blocks blocks of --block bytes per
  *                        call through a vector view in which rank r owns every
  *                        ranks-th block: interleaved, never overlapping
+ *   lone_writer          the last rank writes --block bytes at offset 0 while the
+ *                        others wait inside MPI (in the reduction that ends each
+ *                        batch of iterations): an uncontended lock. Its driver runs
+ *                        it over two emulated nodes (PIOX_HOSTNAME), so that piox's
+ *                        lock is the one across nodes, homed on rank 0
  *
  * Every --hint goes into the MPI_Info of MPI_File_open (piox reads
  * piox_atomic_lock=range|mutex there). Plain C against the MPI standard, so that
@@ -32,6 +37,7 @@
  * must hold the last version in every written int and 0 in every hole. In
  * disjoint_writers, every block must hold, in every 8-byte word, its owner's tag
  * for the last iteration: a lost update or a write into a neighbour's block fails.
+ * In lone_writer, every word must hold the writer's tag for its last iteration.
  * A failed check prints the problem on stderr and ends the run with status 1.
  *
  * Rank 0 prints one line of JSON on stdout (keys documented at print_result).
@@ -56,7 +62,7 @@ struct options {
     const struct scenario *scenario;
     const char *directory;
     int ints;              /* atomicity cases: ints per access */
-    int block;             /* disjoint_writers: bytes per block */
+    int block;             /* disjoint_writers: bytes per block; lone_writer: per call */
     int blocks;            /* disjoint_writers: blocks per call and rank */
     double budget;         /* seconds of timed iterations */
     double warmup;         /* seconds of the warm-up */
@@ -257,6 +263,42 @@ static void check_disjoint_file(struct run *run, const unsigned char *file, uint
     }
 }
 
+/* lone_writer ------------------------------------------------------------------- */
+
+static uint64_t lone_bytes(const struct options *o)
+{
+    return (uint64_t)o->block;
+}
+
+static void lone_writer_access(struct run *run)
+{
+    if (world_rank != world_size - 1)
+        return;  /* the others wait in timed_iterations' reduction, inside MPI */
+    uint64_t *words = run->buffer;
+    const uint64_t tag = writer_tag(world_rank, run->iterations_done);
+    for (size_t i = 0; i < (size_t)run->count / sizeof tag; i++)
+        words[i] = tag;
+    MPI_Status status;
+    const double start = MPI_Wtime();
+    check_mpi(MPI_File_write_at(run->fh, 0, run->buffer, run->count, MPI_BYTE, &status),
+              "MPI_File_write_at");
+    run->access_seconds += MPI_Wtime() - start;
+}
+
+static void check_lone_file(struct run *run, const unsigned char *file, uint64_t bytes)
+{
+    const uint64_t expected = writer_tag(world_size - 1, run->iterations_done - 1);
+    for (uint64_t at = 0; at + 8 <= bytes; at += 8) {
+        uint64_t word;
+        memcpy(&word, file + at, sizeof word);
+        if (word != expected) {
+            fail(run, "byte %llu holds the tag %#llx, expected %#llx (the last write)",
+                 (unsigned long long)at, (unsigned long long)word, (unsigned long long)expected);
+            return;
+        }
+    }
+}
+
 static const struct scenario scenarios[] = {
     {"atomicity_contig", contig_file_bytes, contig_view, atomicity_access, check_contig_file,
      atomicity_bytes_per_access},
@@ -264,6 +306,7 @@ static const struct scenario scenarios[] = {
      check_noncontig_file, atomicity_bytes_per_access},
     {"disjoint_writers", disjoint_file_bytes, disjoint_view, disjoint_access, check_disjoint_file,
      disjoint_bytes_per_access},
+    {"lone_writer", lone_bytes, contig_view, lone_writer_access, check_lone_file, lone_bytes},
 };
 
 static int is_atomicity_case(const struct scenario *s)
@@ -380,9 +423,10 @@ static void print_result(struct run *run, const char *lock, const char *hints,
 static void usage(void)
 {
     if (world_rank == 0)
-        fprintf(stderr, "usage: atomic atomicity_contig|atomicity_noncontig|disjoint_writers "
-                        "DIRECTORY [--ints N] [--block BYTES] [--blocks N] [--budget SECONDS] "
-                        "[--warmup SECONDS] [--max-iterations N] [--hint KEY=VALUE]...\n");
+        fprintf(stderr, "usage: atomic atomicity_contig|atomicity_noncontig|disjoint_writers|"
+                        "lone_writer DIRECTORY [--ints N] [--block BYTES] [--blocks N] "
+                        "[--budget SECONDS] [--warmup SECONDS] [--max-iterations N] "
+                        "[--hint KEY=VALUE]...\n");
     MPI_Finalize();
     exit(2);
 }
@@ -449,7 +493,7 @@ int main(int argc, char **argv)
     const struct scenario *s = o.scenario;
 
     struct run run = {&o, MPI_FILE_NULL, "", NULL, 0, 0, 0, 0, 0, 0, 0, ""};
-    run.count = is_atomicity_case(s) ? o.ints : (int)disjoint_bytes_per_access(&o);
+    run.count = is_atomicity_case(s) ? o.ints : (int)s->bytes_per_access(&o);
     run.buffer = malloc(s->bytes_per_access(&o));
     if (run.buffer == NULL)
         die("out of memory");
