@@ -227,7 +227,9 @@ static void disjoint_view(struct run *run, MPI_Datatype *filetype)
               "MPI_File_set_view");
 }
 
-static void disjoint_access(struct run *run)
+/* This rank's tag for this iteration in every word of the buffer, written at offset 0
+ * of the view (disjoint_writers on every rank, lone_writer on the last). */
+static void write_tagged(struct run *run)
 {
     uint64_t *words = run->buffer;
     const uint64_t tag = writer_tag(world_rank, run->iterations_done);
@@ -240,6 +242,18 @@ static void disjoint_access(struct run *run)
     run->access_seconds += MPI_Wtime() - start;
 }
 
+/* The offset of the first 8-byte word of data[0, bytes) that is not tag, or -1. */
+static long first_other_word(const unsigned char *data, uint64_t bytes, uint64_t tag)
+{
+    for (uint64_t at = 0; at + 8 <= bytes; at += 8) {
+        uint64_t word;
+        memcpy(&word, data + at, sizeof word);
+        if (word != tag)
+            return (long)at;
+    }
+    return -1;
+}
+
 static void check_disjoint_file(struct run *run, const unsigned char *file, uint64_t bytes)
 {
     const int block = run->o->block;
@@ -249,16 +263,15 @@ static void check_disjoint_file(struct run *run, const unsigned char *file, uint
         if (owner != world_rank)
             continue;  /* each rank checks its own blocks: the file is read once */
         const unsigned char *data = file + b * (uint64_t)block;
-        for (int at = 0; at + 8 <= block; at += 8) {
+        const long at = first_other_word(data, (uint64_t)block, writer_tag(owner, last));
+        if (at >= 0) {
             uint64_t word;
             memcpy(&word, data + at, sizeof word);
-            if (word != writer_tag(owner, last)) {
-                fail(run, "block %llu (rank %d's) holds at byte %d the tag %#llx, expected "
-                          "%#llx (its last write)",
-                     (unsigned long long)b, owner, at, (unsigned long long)word,
-                     (unsigned long long)writer_tag(owner, last));
-                return;
-            }
+            fail(run, "block %llu (rank %d's) holds at byte %ld the tag %#llx, expected "
+                      "%#llx (its last write)",
+                 (unsigned long long)b, owner, at, (unsigned long long)word,
+                 (unsigned long long)writer_tag(owner, last));
+            return;
         }
     }
 }
@@ -272,31 +285,17 @@ static uint64_t lone_bytes(const struct options *o)
 
 static void lone_writer_access(struct run *run)
 {
-    if (world_rank != world_size - 1)
-        return;  /* the others wait in timed_iterations' reduction, inside MPI */
-    uint64_t *words = run->buffer;
-    const uint64_t tag = writer_tag(world_rank, run->iterations_done);
-    for (size_t i = 0; i < (size_t)run->count / sizeof tag; i++)
-        words[i] = tag;
-    MPI_Status status;
-    const double start = MPI_Wtime();
-    check_mpi(MPI_File_write_at(run->fh, 0, run->buffer, run->count, MPI_BYTE, &status),
-              "MPI_File_write_at");
-    run->access_seconds += MPI_Wtime() - start;
+    if (world_rank == world_size - 1)
+        write_tagged(run);  /* the others wait in timed_iterations' reduction, in MPI */
 }
 
 static void check_lone_file(struct run *run, const unsigned char *file, uint64_t bytes)
 {
     const uint64_t expected = writer_tag(world_size - 1, run->iterations_done - 1);
-    for (uint64_t at = 0; at + 8 <= bytes; at += 8) {
-        uint64_t word;
-        memcpy(&word, file + at, sizeof word);
-        if (word != expected) {
-            fail(run, "byte %llu holds the tag %#llx, expected %#llx (the last write)",
-                 (unsigned long long)at, (unsigned long long)word, (unsigned long long)expected);
-            return;
-        }
-    }
+    const long at = first_other_word(file, bytes, expected);
+    if (at >= 0)
+        fail(run, "byte %ld does not hold the tag %#llx (the last write)", at,
+             (unsigned long long)expected);
 }
 
 static const struct scenario scenarios[] = {
@@ -304,7 +303,7 @@ static const struct scenario scenarios[] = {
      atomicity_bytes_per_access},
     {"atomicity_noncontig", noncontig_file_bytes, noncontig_view, atomicity_access,
      check_noncontig_file, atomicity_bytes_per_access},
-    {"disjoint_writers", disjoint_file_bytes, disjoint_view, disjoint_access, check_disjoint_file,
+    {"disjoint_writers", disjoint_file_bytes, disjoint_view, write_tagged, check_disjoint_file,
      disjoint_bytes_per_access},
     {"lone_writer", lone_bytes, contig_view, lone_writer_access, check_lone_file, lone_bytes},
 };
