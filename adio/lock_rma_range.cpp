@@ -60,7 +60,8 @@
 //     grants the waiters.
 // Cost, counted by RoundTrips (every remote lock, unlock and flush): an uncontended
 // acquire plus release of one shard is 2 round trips (it was 6 with the table
-// alone: lock, get and flush, put and unlock, twice). Through the table: entering
+// alone: lock, get and flush, put and unlock, twice; about 4 where the library
+// sends the lock request with the get). Through the table: entering
 // costs the failed fast attempt plus the epoch's 3, plus 1 when the table was
 // empty (the swap) and 1 more to read a fast holder's claim; leaving costs the
 // epoch's 3, plus 1 when the table empties and 1 for a moved fast holder's failed

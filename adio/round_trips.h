@@ -2,7 +2,9 @@
 // MPI_Win_unlock or MPI_Win_flush on another process is one network round trip
 // (operations issued before one flush share its round trip). Calls on the caller's
 // own memory need no network and are not counted. piox_lock_round_trips() reports
-// the count, so that a test can hold a protocol to its cost.
+// the count, so that a test can hold a protocol to its cost. For MPI_Win_lock it is
+// an upper bound: a library may send the lock request with the epoch's first
+// operation (MPICH's lock plus unlock of an empty epoch takes about one round trip).
 #ifndef PIOX_ADIO_ROUND_TRIPS_H
 #define PIOX_ADIO_ROUND_TRIPS_H
 

@@ -65,7 +65,7 @@ def test_a_writer_behind_streaming_readers_gets_in_across_two_nodes(mpirun, prog
 def test_an_uncontended_lock_across_two_nodes_costs_two_round_trips(mpirun, program):
     """The last rank locks bytes whose shard lives on rank 0, on the other node, while
     rank 0 waits inside MPI: one round trip to take the idle shard, one to give it
-    back (lock_rma_range.cpp's fast path). The tables alone took 6: an exclusive
+    back (lock_rma_range.cpp's fast path). The tables alone counted 6: an exclusive
     epoch (lock, get and flush, put and unlock) to enter and another to leave."""
     result = mpirun(2, [program("lock_service"), "range", "uncontended", 200], piox=False,
                     hosts=["node-a", "node-b"], check=True)
