@@ -7,7 +7,7 @@
 //   the table   the ticket counter and one slot per process (range_shards.h), in a
 //               window reached only in exclusive MPI_Win_lock epochs: that epoch is
 //               the table's mutex;
-//   the mode    one 64-bit word (shard_claims.h): kIdle, fast(p, n) or kTable, and
+//   the mode    one 32-bit word (shard_claims.h): kIdle, fast(p, n) or kTable, and
 //               one claim per process (its mode and extents), in a second window
 //               that stays in one MPI_Win_lock_all epoch, reached by MPI atomics.
 //
@@ -153,7 +153,7 @@ private:
     // is surely held only then (MPI_Win_lock may return before).
     int take_over_the_word(int shard, int *last_changed)
     {
-        uint64_t before = 0;
+        uint32_t before = 0;
         int rc = claims_->to_table(shard, &before);
         if (rc != MPI_SUCCESS || !shard_mode::is_fast(before))
             return rc;
@@ -185,7 +185,7 @@ private:
         number = (number + 1) & shard_mode::kNumberMask;
         if (number == kNotFast)
             number = 1;
-        uint64_t mode_before = 0;
+        uint32_t mode_before = 0;
         int rc = claims_->try_fast(shard, number, mode, pieces, &mode_before);
         if (rc != MPI_SUCCESS)
             return rc;

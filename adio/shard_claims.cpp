@@ -8,7 +8,9 @@
 // What the MPI library must do (README: what the network must offer):
 //   - the mode word is changed by compare-and-swap and by MPI_REPLACE
 //     fetch-and-op, and these must be atomic with respect to each other (as in the
-//     MCS lock of Gropp, Hoefler, Thakur and Lusk, "Using Advanced MPI", ch. 4);
+//     MCS lock of Gropp, Hoefler, Thakur and Lusk, "Using Advanced MPI", ch. 4; a
+//     compare-and-swap loop instead of the swap would let a stream of fast
+//     acquires starve the process that takes the shard over);
 //   - nothing relies on accumulate ordering: every dependency waits for a flush.
 #include "shard_claims.h"
 
@@ -28,6 +30,7 @@ struct Claim {
 };
 static_assert(sizeof(piox_extent) == 2 * sizeof(uint64_t), "extents are two words");
 constexpr int kHeadWords = 3;
+constexpr size_t kModeBytes = sizeof(uint64_t);  // the 32-bit mode word, padded: claims align
 constexpr int kClaimWords = static_cast<int>(sizeof(Claim) / sizeof(uint64_t));
 
 int words_of(uint32_t count) { return kHeadWords + 2 * static_cast<int>(count); }
@@ -48,7 +51,7 @@ uint64_t hash_of(const Claim &claim, uint32_t count)
 
 MPI_Aint block_bytes(int processes)
 {
-    return static_cast<MPI_Aint>(sizeof(uint64_t) + sizeof(Claim) * static_cast<size_t>(processes));
+    return static_cast<MPI_Aint>(kModeBytes + sizeof(Claim) * static_cast<size_t>(processes));
 }
 
 }  // namespace
@@ -59,6 +62,8 @@ int ShardClaims::create(MPI_Comm comm, int shards, RoundTrips *sync,
     int rank = 0, size = 0;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
+    if (size > shard_mode::kMaxProcesses)
+        return MPI_ERR_OTHER;  // the mode word cannot name them all
     const int mine = shards / size + (rank < shards % size ? 1 : 0);
     void *memory = nullptr;
     MPI_Win win = MPI_WIN_NULL;
@@ -89,11 +94,11 @@ MPI_Aint ShardClaims::word_of(int shard) const
 
 MPI_Aint ShardClaims::claim_of(int shard, int rank) const
 {
-    return word_of(shard) + static_cast<MPI_Aint>(sizeof(uint64_t) + sizeof(Claim) * static_cast<size_t>(rank));
+    return word_of(shard) + static_cast<MPI_Aint>(kModeBytes + sizeof(Claim) * static_cast<size_t>(rank));
 }
 
 int ShardClaims::try_fast(int shard, uint32_t number, piox_lock_mode mode,
-                          const ExtentList &pieces, uint64_t *before)
+                          const ExtentList &pieces, uint32_t *before)
 {
     Claim claim{};
     const auto count = static_cast<uint32_t>(pieces.size());
@@ -101,24 +106,24 @@ int ShardClaims::try_fast(int shard, uint32_t number, piox_lock_mode mode,
     claim.mode_and_count = uint64_t(mode) << 32 | count;
     std::memcpy(claim.extents, pieces.data(), pieces.size() * sizeof(piox_extent));
     claim.check = hash_of(claim, count);
-    const uint64_t idle = shard_mode::kIdle, mine = shard_mode::fast(rank_, number);
+    const uint32_t idle = shard_mode::kIdle, mine = shard_mode::fast(rank_, number);
     const int home = home_of(shard);
     // Both operations share one flush: the claim may land after the word changes,
     // which is why readers check it (see above).
     int rc = PMPI_Accumulate(&claim, words_of(count), MPI_UINT64_T, home, claim_of(shard, rank_),
                              words_of(count), MPI_UINT64_T, MPI_REPLACE, win_);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Compare_and_swap(&mine, &idle, before, MPI_UINT64_T, home, word_of(shard), win_);
+        rc = PMPI_Compare_and_swap(&mine, &idle, before, MPI_UINT32_T, home, word_of(shard), win_);
     int rc2 = sync_->flush(home, win_);
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
 int ShardClaims::try_release(int shard, uint32_t number, bool *released)
 {
-    const uint64_t idle = shard_mode::kIdle, mine = shard_mode::fast(rank_, number);
-    uint64_t before = 0;
+    const uint32_t idle = shard_mode::kIdle, mine = shard_mode::fast(rank_, number);
+    uint32_t before = 0;
     const int home = home_of(shard);
-    int rc = PMPI_Compare_and_swap(&idle, &mine, &before, MPI_UINT64_T, home, word_of(shard), win_);
+    int rc = PMPI_Compare_and_swap(&idle, &mine, &before, MPI_UINT32_T, home, word_of(shard), win_);
     int rc2 = sync_->flush(home, win_);
     if (rc != MPI_SUCCESS || rc2 != MPI_SUCCESS)
         return rc != MPI_SUCCESS ? rc : rc2;
@@ -127,23 +132,23 @@ int ShardClaims::try_release(int shard, uint32_t number, bool *released)
     return *released || before == shard_mode::kTable ? MPI_SUCCESS : MPI_ERR_INTERN;
 }
 
-int ShardClaims::swap_word(int shard, uint64_t value, uint64_t *before)
+int ShardClaims::swap_word(int shard, uint32_t value, uint32_t *before)
 {
     const int home = home_of(shard);
-    int rc = PMPI_Fetch_and_op(&value, before, MPI_UINT64_T, home, word_of(shard), MPI_REPLACE,
+    int rc = PMPI_Fetch_and_op(&value, before, MPI_UINT32_T, home, word_of(shard), MPI_REPLACE,
                                win_);
     int rc2 = sync_->flush(home, win_);
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
-int ShardClaims::to_table(int shard, uint64_t *before)
+int ShardClaims::to_table(int shard, uint32_t *before)
 {
     return swap_word(shard, shard_mode::kTable, before);
 }
 
 int ShardClaims::to_idle(int shard)
 {
-    uint64_t before = 0;
+    uint32_t before = 0;
     return swap_word(shard, shard_mode::kIdle, &before);
 }
 
@@ -160,7 +165,7 @@ int ShardClaims::read_claim(int shard, int rank, uint32_t number, Slot *slot)
         if (rc != MPI_SUCCESS || rc2 != MPI_SUCCESS)
             return rc != MPI_SUCCESS ? rc : rc2;
         const auto count = static_cast<uint32_t>(claim.mode_and_count & 0xffffffffu);
-        if (claim.number == number && count <= kSlotExtents && claim.check == hash_of(claim, count)) {
+        if ((claim.number & shard_mode::kNumberMask) == number && count <= kSlotExtents && claim.check == hash_of(claim, count)) {
             slot->mode = static_cast<uint32_t>(claim.mode_and_count >> 32);
             slot->count = count;
             std::memcpy(slot->extents, claim.extents, count * sizeof(piox_extent));

@@ -21,18 +21,22 @@ namespace piox::adio {
 //   fast(p, n)     process p alone holds the shard, by its claim number n: its mode
 //                  and extents are in its claim, not in the table;
 //   kTable         the shard's table holds every request (lock_rma_range.cpp).
+// 32 bits: Open MPI 4.1's shared-memory transport (btl/vader) crashes on 64-bit
+// MPI_Compare_and_swap (open-mpi/ompi#7967). 27 bits name the process; 4 number
+// the claim, enough since a reader only has to tell claim n from the one before.
 namespace shard_mode {
-constexpr uint64_t kIdle = 0;
-constexpr uint64_t kTable = 1;
-constexpr uint32_t kNumberMask = 0x7fffffff;  // claim numbers: 31 bits, never 0
+constexpr uint32_t kIdle = 0;
+constexpr uint32_t kTable = 1;
+constexpr uint32_t kNumberMask = 0xf;  // claim numbers 1..15, never 0
+constexpr int kMaxProcesses = 1 << 27;
 
-inline uint64_t fast(int rank, uint32_t number)
+inline uint32_t fast(int rank, uint32_t number)
 {
-    return (uint64_t(1) << 63) | (uint64_t(number & kNumberMask) << 32) | uint32_t(rank);
+    return (uint32_t(1) << 31) | ((number & kNumberMask) << 27) | uint32_t(rank);
 }
-inline bool is_fast(uint64_t word) { return (word >> 63) != 0; }
-inline int holder(uint64_t word) { return static_cast<int>(word & 0xffffffffu); }
-inline uint32_t number(uint64_t word) { return static_cast<uint32_t>(word >> 32) & kNumberMask; }
+inline bool is_fast(uint32_t word) { return (word >> 31) != 0; }
+inline int holder(uint32_t word) { return static_cast<int>(word & (kMaxProcesses - 1)); }
+inline uint32_t number(uint32_t word) { return (word >> 27) & kNumberMask; }
 }  // namespace shard_mode
 
 class ShardClaims {
@@ -48,7 +52,7 @@ public:
     // swaps the mode word from kIdle to fast(me, number). *before is the word it
     // found: kIdle means the shard is now ours.
     int try_fast(int shard, uint32_t number, piox_lock_mode mode, const ExtentList &pieces,
-                 uint64_t *before);
+                 uint32_t *before);
     // One round trip: fast(me, number) back to kIdle. *released is false when the
     // word had become kTable (someone moved our request into the table).
     int try_release(int shard, uint32_t number, bool *released);
@@ -56,7 +60,7 @@ public:
     // Only under the shard table's mutex, one round trip each. to_table swaps the word
     // to kTable; *before is what it was. to_idle sets it back once the table is empty
     // (waited for, so that it lands before the mutex is let go).
-    int to_table(int shard, uint64_t *before);
+    int to_table(int shard, uint32_t *before);
     int to_idle(int shard);
     // Reads claim `number` of process `rank` into slot (mode, count, extents),
     // reading again while that claim is still on its way.
@@ -70,7 +74,7 @@ private:
     int home_of(int shard) const { return shard % size_; }
     MPI_Aint word_of(int shard) const;
     MPI_Aint claim_of(int shard, int rank) const;
-    int swap_word(int shard, uint64_t value, uint64_t *before);
+    int swap_word(int shard, uint32_t value, uint32_t *before);
 
     MPI_Win win_;
     int rank_;
