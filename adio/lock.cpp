@@ -79,6 +79,14 @@ extern "C" int piox_lock_release(piox_lock *lock)
     return lock->service->release();
 }
 
+extern "C" int piox_lock_round_trips(const piox_lock *lock, long long *count)
+{
+    if (lock == nullptr || count == nullptr)
+        return MPI_ERR_ARG;
+    *count = static_cast<long long>(lock->service->round_trips());
+    return MPI_SUCCESS;
+}
+
 extern "C" const char *piox_lock_kind_name(const piox_lock *lock)
 {
     return lock == nullptr ? "none" : lock->service->name();

@@ -8,6 +8,7 @@
 #include "extent_list.h"
 #include "piox_lock.h"
 
+#include <cstdint>
 #include <memory>
 
 namespace piox::adio {
@@ -21,6 +22,9 @@ public:
     // Collective release of windows and the communicator; called once, last.
     virtual int destroy() = 0;
     virtual const char *name() const = 0;
+    // Network round trips this process's calls have waited for (round_trips.h);
+    // 0 where the lock needs no network.
+    virtual uint64_t round_trips() const { return 0; }
 };
 
 // Each takes ownership of comm (a private duplicate) only on success.

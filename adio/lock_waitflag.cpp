@@ -7,6 +7,7 @@
 // piox_atomic_lock=mutex): every request is exclusive and covers the whole file, and
 // the epochs need rank 0 to make MPI progress.
 #include "lock_service.h"
+#include "round_trips.h"
 #include "windows.h"
 
 #include <vector>
@@ -20,7 +21,7 @@ class WaitflagMutex final : public LockService {
 public:
     WaitflagMutex(MPI_Comm comm, MPI_Win win, MPI_Datatype others, int rank, int size)
         : comm_(comm), win_(win), others_(others), rank_(rank), size_(size),
-          copy_(static_cast<size_t>(size > 1 ? size - 1 : 1))
+          copy_(static_cast<size_t>(size > 1 ? size - 1 : 1)), sync_(rank)
     {
     }
 
@@ -49,6 +50,7 @@ public:
     }
 
     const char *name() const override { return "mutex"; }
+    uint64_t round_trips() const override { return sync_.count(); }
 
 private:
     // One exclusive epoch: put our flag, get everybody else's (copy_ holds the
@@ -56,14 +58,14 @@ private:
     int set_flag_and_read_others(unsigned char value)
     {
         flag_ = value;
-        int rc = PMPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win_);
+        int rc = sync_.lock(MPI_LOCK_EXCLUSIVE, 0, win_);
         if (rc != MPI_SUCCESS)
             return rc;
         if (size_ > 1)
             rc = PMPI_Get(copy_.data(), size_ - 1, MPI_BYTE, 0, 0, 1, others_, win_);
         if (rc == MPI_SUCCESS)
             rc = PMPI_Put(&flag_, 1, MPI_BYTE, 0, rank_, 1, MPI_BYTE, win_);
-        int rc2 = PMPI_Win_unlock(0, win_);
+        int rc2 = sync_.unlock(0, win_);
         return rc != MPI_SUCCESS ? rc : rc2;
     }
 
@@ -94,6 +96,7 @@ private:
     int size_;
     std::vector<unsigned char> copy_;
     unsigned char flag_ = 0;
+    RoundTrips sync_;
 };
 
 }  // namespace

@@ -14,6 +14,11 @@
  *   disjoint_writers     every rank writes --blocks blocks of --block bytes per
  *                        call through a vector view in which rank r owns every
  *                        ranks-th block: interleaved, never overlapping
+ *   lone_writer          the last rank writes --block bytes at offset 0 while the
+ *                        others wait inside MPI (in the reduction that ends each
+ *                        batch of iterations): an uncontended lock. Its driver runs
+ *                        it over two emulated nodes (PIOX_HOSTNAME), so that piox's
+ *                        lock is the one across nodes, homed on rank 0
  *
  * Every --hint goes into the MPI_Info of MPI_File_open (piox reads
  * piox_atomic_lock=range|mutex there). Plain C against the MPI standard, so that
@@ -32,6 +37,7 @@
  * must hold the last version in every written int and 0 in every hole. In
  * disjoint_writers, every block must hold, in every 8-byte word, its owner's tag
  * for the last iteration: a lost update or a write into a neighbour's block fails.
+ * In lone_writer, every word must hold the writer's tag for its last iteration.
  * A failed check prints the problem on stderr and ends the run with status 1.
  *
  * Rank 0 prints one line of JSON on stdout (keys documented at print_result).
@@ -56,7 +62,7 @@ struct options {
     const struct scenario *scenario;
     const char *directory;
     int ints;              /* atomicity cases: ints per access */
-    int block;             /* disjoint_writers: bytes per block */
+    int block;             /* disjoint_writers: bytes per block; lone_writer: per call */
     int blocks;            /* disjoint_writers: blocks per call and rank */
     double budget;         /* seconds of timed iterations */
     double warmup;         /* seconds of the warm-up */
@@ -221,7 +227,9 @@ static void disjoint_view(struct run *run, MPI_Datatype *filetype)
               "MPI_File_set_view");
 }
 
-static void disjoint_access(struct run *run)
+/* This rank's tag for this iteration in every word of the buffer, written at offset 0
+ * of the view (disjoint_writers on every rank, lone_writer on the last). */
+static void write_tagged(struct run *run)
 {
     uint64_t *words = run->buffer;
     const uint64_t tag = writer_tag(world_rank, run->iterations_done);
@@ -234,6 +242,18 @@ static void disjoint_access(struct run *run)
     run->access_seconds += MPI_Wtime() - start;
 }
 
+/* The offset of the first 8-byte word of data[0, bytes) that is not tag, or -1. */
+static long first_other_word(const unsigned char *data, uint64_t bytes, uint64_t tag)
+{
+    for (uint64_t at = 0; at + 8 <= bytes; at += 8) {
+        uint64_t word;
+        memcpy(&word, data + at, sizeof word);
+        if (word != tag)
+            return (long)at;
+    }
+    return -1;
+}
+
 static void check_disjoint_file(struct run *run, const unsigned char *file, uint64_t bytes)
 {
     const int block = run->o->block;
@@ -243,18 +263,39 @@ static void check_disjoint_file(struct run *run, const unsigned char *file, uint
         if (owner != world_rank)
             continue;  /* each rank checks its own blocks: the file is read once */
         const unsigned char *data = file + b * (uint64_t)block;
-        for (int at = 0; at + 8 <= block; at += 8) {
+        const long at = first_other_word(data, (uint64_t)block, writer_tag(owner, last));
+        if (at >= 0) {
             uint64_t word;
             memcpy(&word, data + at, sizeof word);
-            if (word != writer_tag(owner, last)) {
-                fail(run, "block %llu (rank %d's) holds at byte %d the tag %#llx, expected "
-                          "%#llx (its last write)",
-                     (unsigned long long)b, owner, at, (unsigned long long)word,
-                     (unsigned long long)writer_tag(owner, last));
-                return;
-            }
+            fail(run, "block %llu (rank %d's) holds at byte %ld the tag %#llx, expected "
+                      "%#llx (its last write)",
+                 (unsigned long long)b, owner, at, (unsigned long long)word,
+                 (unsigned long long)writer_tag(owner, last));
+            return;
         }
     }
+}
+
+/* lone_writer ------------------------------------------------------------------- */
+
+static uint64_t lone_bytes(const struct options *o)
+{
+    return (uint64_t)o->block;
+}
+
+static void lone_writer_access(struct run *run)
+{
+    if (world_rank == world_size - 1)
+        write_tagged(run);  /* the others wait in timed_iterations' reduction, in MPI */
+}
+
+static void check_lone_file(struct run *run, const unsigned char *file, uint64_t bytes)
+{
+    const uint64_t expected = writer_tag(world_size - 1, run->iterations_done - 1);
+    const long at = first_other_word(file, bytes, expected);
+    if (at >= 0)
+        fail(run, "byte %ld does not hold the tag %#llx (the last write)", at,
+             (unsigned long long)expected);
 }
 
 static const struct scenario scenarios[] = {
@@ -262,8 +303,9 @@ static const struct scenario scenarios[] = {
      atomicity_bytes_per_access},
     {"atomicity_noncontig", noncontig_file_bytes, noncontig_view, atomicity_access,
      check_noncontig_file, atomicity_bytes_per_access},
-    {"disjoint_writers", disjoint_file_bytes, disjoint_view, disjoint_access, check_disjoint_file,
+    {"disjoint_writers", disjoint_file_bytes, disjoint_view, write_tagged, check_disjoint_file,
      disjoint_bytes_per_access},
+    {"lone_writer", lone_bytes, contig_view, lone_writer_access, check_lone_file, lone_bytes},
 };
 
 static int is_atomicity_case(const struct scenario *s)
@@ -380,9 +422,10 @@ static void print_result(struct run *run, const char *lock, const char *hints,
 static void usage(void)
 {
     if (world_rank == 0)
-        fprintf(stderr, "usage: atomic atomicity_contig|atomicity_noncontig|disjoint_writers "
-                        "DIRECTORY [--ints N] [--block BYTES] [--blocks N] [--budget SECONDS] "
-                        "[--warmup SECONDS] [--max-iterations N] [--hint KEY=VALUE]...\n");
+        fprintf(stderr, "usage: atomic atomicity_contig|atomicity_noncontig|disjoint_writers|"
+                        "lone_writer DIRECTORY [--ints N] [--block BYTES] [--blocks N] "
+                        "[--budget SECONDS] [--warmup SECONDS] [--max-iterations N] "
+                        "[--hint KEY=VALUE]...\n");
     MPI_Finalize();
     exit(2);
 }
@@ -449,7 +492,7 @@ int main(int argc, char **argv)
     const struct scenario *s = o.scenario;
 
     struct run run = {&o, MPI_FILE_NULL, "", NULL, 0, 0, 0, 0, 0, 0, 0, ""};
-    run.count = is_atomicity_case(s) ? o.ints : (int)disjoint_bytes_per_access(&o);
+    run.count = is_atomicity_case(s) ? o.ints : (int)s->bytes_per_access(&o);
     run.buffer = malloc(s->bytes_per_access(&o));
     if (run.buffer == NULL)
         die("out of memory");

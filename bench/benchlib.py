@@ -36,6 +36,19 @@ class Mpi:
         words = [part.format(ranks=ranks) for part in self.launcher]
         return ([piox_launcher] if piox_launcher else []) + words
 
+    def spread_command(self, ranks, program, hosts, piox_launcher=None):
+        """The whole command for `program` (its words) on `ranks` processes presented
+        as len(hosts) nodes: consecutive groups of ranks, each with its own
+        PIOX_HOSTNAME, which piox takes for the node's name. Hydra's MPMD syntax
+        (mpiexec -n 1 -env K V prog : ...): MPICH only."""
+        command = [piox_launcher] if piox_launcher else []
+        command.append(self.launcher[0])
+        for i, host in enumerate(hosts):
+            share = ranks // len(hosts) + (1 if i < ranks % len(hosts) else 0)
+            command += ([":"] if i else []) + ["-n", str(share), "-env", "PIOX_HOSTNAME", host]
+            command += program
+        return command
+
 
 MPICH = Mpi("mpich", "mpicc", ("mpiexec", "-n", "{ranks}"))
 OPEN_MPI = Mpi("openmpi", "mpicc.openmpi",

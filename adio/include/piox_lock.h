@@ -18,9 +18,11 @@
  *                    over shards (regions of the file). On one node the shards
  *                    live in node-shared memory and are updated with CPU atomics,
  *                    so no target progress is ever needed. Across nodes shard s
- *                    lives in an MPI window on rank s % size, is updated in
- *                    exclusive RMA epochs, and waiters are woken by a message;
- *                    those epochs need the home rank to make MPI progress.
+ *                    lives in MPI windows on rank s % size: a shard nobody else
+ *                    uses is taken and given back with one MPI atomic round trip
+ *                    each; a busy one is queued in a table updated in exclusive
+ *                    RMA epochs, and its waiters are woken by a message. That RMA
+ *                    needs the home rank to make MPI progress.
  *   PIOX_LOCK_MUTEX  the whole-file waitflag mutex of Latham, Ross and Thakur
  *                    (2007, figures 3-4): MPI RMA epochs on a byte array hosted by
  *                    rank 0, waiters woken by a message. Any communicator. Kept as
@@ -64,6 +66,11 @@ PIOX_API int piox_lock_acquire(piox_lock *lock, piox_lock_mode mode, const piox_
 /* Independent. Releases what the last acquire took; MPI_ERR_OTHER when nothing
  * is held. */
 PIOX_API int piox_lock_release(piox_lock *lock);
+
+/* Independent. How many network round trips this process's calls on the lock have
+ * waited for so far: RMA synchronisations (an epoch opened or closed, a flush) with
+ * another process. 0 on one node, where no RMA is used. For tests and statistics. */
+PIOX_API int piox_lock_round_trips(const piox_lock *lock, long long *count);
 
 /* "range" or "mutex". */
 PIOX_API const char *piox_lock_kind_name(const piox_lock *lock);

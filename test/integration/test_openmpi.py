@@ -53,3 +53,12 @@ def test_several_nodes(tmp_path, openmpi_run, openmpi_program, program):
     passed(result)
     assert "transport rma (several nodes)" in result.stderr
     records_check(program, path, "records", 4, 500, SEED, "ordered")
+
+
+def test_range_lock_across_two_nodes(openmpi_run, openmpi_program):
+    """The lock in MPI windows under Open MPI's osc/rdma: its mode word is 32 bits, as
+    Open MPI 4.1's btl/vader crashes on a 64-bit MPI_Compare_and_swap."""
+    result = openmpi_run(4, [openmpi_program("lock_service"), "range", "random", 100, 1],
+                         piox=False, hosts=["nodeA", "nodeB"])
+    passed(result)
+    assert "replayed 800 grants and releases" in result.stdout, result.stdout

@@ -10,15 +10,24 @@
  *       request is held, so the numbers order the holding intervals as they
  *       really happened. Rank 0 gathers every event and replays them in that
  *       order through a sequential model of the lock, which fails on any grant
- *       that conflicts with a request still held. Counts are checked too.
+ *       that conflicts with a request still held. Counts are checked too. It
+ *       also prints the lock's network round trips per request.
  *
  *   lock_service KIND fairness READS
- *       Ranks 1..N-1 stream READS overlapping read locks on one extent, so that
- *       some reader always holds it; rank 0 asks for a write lock on the same
- *       extent after the stream has started. A fair lock queues later readers
+ *       Ranks 0..N-2 stream READS overlapping read locks on one extent, so that
+ *       some reader always holds it; the last rank asks for a write lock on the
+ *       same extent once the stream has started (each reader granted twice; the
+ *       extent's home, rank 0, stays a reader, so that across nodes it keeps
+ *       entering MPI). A fair lock queues later readers
  *       behind the writer: the check is that reads were still being granted after
  *       the writer got in (a reader-preferring lock lets the writer in only when
  *       the stream has dried up).
+ *
+ *   lock_service KIND uncontended ITERATIONS
+ *       The last rank acquires and releases a write lock on bytes 0-99 ITERATIONS
+ *       times while the others wait in a barrier, inside MPI (bytes 0-99 are in
+ *       shard 0, whose home is rank 0). It prints the network round trips
+ *       (piox_lock_round_trips) and the microseconds per acquire plus release.
  *
  * KIND is range or mutex, or none: no lock at all, the control that shows the
  * replay catches conflicting holders. Rank 0 prints " No Errors" when every
@@ -133,6 +142,10 @@ static void random_script(piox_lock *lock, int rank, int nprocs, int iterations,
         if (lock != NULL)
             CHECK_MPI(piox_lock_release(lock));
     }
+    long long round_trips = 0, all_round_trips = 0;
+    if (lock != NULL)
+        CHECK_MPI(piox_lock_round_trips(lock, &round_trips));
+    MPI_Reduce(&round_trips, &all_round_trips, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     event *all = NULL;
     if (rank == 0)
         all = malloc((size_t)iterations * 2 * (size_t)nprocs * sizeof(event));
@@ -140,18 +153,24 @@ static void random_script(piox_lock *lock, int rank, int nprocs, int iterations,
                iterations * 2 * (int)sizeof(event), MPI_BYTE, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         replay(all, iterations * 2 * nprocs, nprocs);
-        printf("replayed %d grants and releases of %d ranks\n", iterations * 2 * nprocs, nprocs);
+        printf("replayed %d grants and releases of %d ranks; network round trips per request: "
+               "%.2f\n", iterations * 2 * nprocs, nprocs,
+               (double)all_round_trips / ((double)iterations * nprocs));
         free(all);
     }
     free(mine);
 }
 
-static void fairness(piox_lock *lock, int rank, int reads)
+static void fairness(piox_lock *lock, int rank, int nprocs, int reads)
 {
     piox_extent extent = {0, 100};
     int64_t writer_granted = -1, last_read = -1;
-    if (rank == 0) {
-        usleep(50000); /* let the stream of readers get going */
+    const int writer = nprocs - 1;
+    if (rank == writer) {
+        /* Let the stream of readers get going (for 10 s at most). */
+        for (int waited = 0; waited < 10000 && __atomic_load_n(shared_counter, __ATOMIC_SEQ_CST) <
+                                                   2 * (int64_t)(nprocs - 1); waited++)
+            usleep(1000);
         CHECK_MPI(piox_lock_acquire(lock, PIOX_LOCK_WRITE, &extent, 1));
         writer_granted = next_sequence();
         CHECK_MPI(piox_lock_release(lock));
@@ -165,14 +184,37 @@ static void fairness(piox_lock *lock, int rank, int reads)
     }
     int64_t latest_read = -1;
     MPI_Allreduce(&last_read, &latest_read, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Bcast(&writer_granted, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&writer_granted, 1, MPI_INT64_T, writer, MPI_COMM_WORLD);
     if (rank == 0) {
+        CHECK(writer_granted >= 2 * (nprocs - 1), "the writer got in at %lld, before the stream "
+              "of readers had started", (long long)writer_granted);
         CHECK(writer_granted >= 0 && latest_read > writer_granted,
               "the writer got in at %lld, after the last read (%lld): it waited for the stream "
               "of readers to end", (long long)writer_granted, (long long)latest_read);
         printf("writer granted at %lld, reads went on until %lld\n", (long long)writer_granted,
                (long long)latest_read);
     }
+}
+
+static void uncontended(piox_lock *lock, int rank, int nprocs, int iterations)
+{
+    piox_extent extent = {0, 100};
+    if (rank == nprocs - 1) {
+        long long before = 0, after = 0;
+        CHECK_MPI(piox_lock_round_trips(lock, &before));
+        const double start = MPI_Wtime();
+        for (int i = 0; i < iterations; i++) {
+            CHECK_MPI(piox_lock_acquire(lock, PIOX_LOCK_WRITE, &extent, 1));
+            CHECK_MPI(piox_lock_release(lock));
+        }
+        const double seconds = MPI_Wtime() - start;
+        CHECK_MPI(piox_lock_round_trips(lock, &after));
+        printf("rank %d: round trips per acquire and release: %.2f; us per acquire and "
+               "release: %.2f\n", rank, (double)(after - before) / iterations,
+               seconds / iterations * 1e6);
+        fflush(stdout);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 int main(int argc, char **argv)
@@ -183,8 +225,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     if (argc < 4) {
         if (rank == 0)
-            fprintf(stderr, "usage: %s range|mutex|none random ITERATIONS SEED | fairness READS\n",
-                    argv[0]);
+            fprintf(stderr, "usage: %s range|mutex|none random ITERATIONS SEED | fairness READS | "
+                            "uncontended ITERATIONS\n", argv[0]);
         MPI_Finalize();
         return 2;
     }
@@ -213,7 +255,9 @@ int main(int argc, char **argv)
     }
     if (rc == MPI_SUCCESS) {
         if (strcmp(argv[2], "fairness") == 0 && lock != NULL)
-            fairness(lock, rank, atoi(argv[3]));
+            fairness(lock, rank, nprocs, atoi(argv[3]));
+        else if (strcmp(argv[2], "uncontended") == 0 && lock != NULL)
+            uncontended(lock, rank, nprocs, atoi(argv[3]));
         else
             random_script(lock, rank, nprocs, atoi(argv[3]), argc > 4 ? (unsigned)atoi(argv[4]) : 1);
         if (lock != NULL) {
