@@ -45,6 +45,9 @@ constexpr double kPollSeconds = 50e-6;
 // messages again; and, in a walk on one rank, before it looks at the progress clock.
 constexpr long kBusyWaitMicros = 200;
 constexpr long kAloneWaitMicros = 100000;
+// How long an idle rank waits for the reply to its request before it asks a second
+// peer too.
+constexpr double kSecondRequestSeconds = 200e-6;
 
 }  // namespace
 
@@ -156,8 +159,18 @@ void RankWalker::run(WorkItem *root)
 // Neither happens while a request awaits its reply (see termination.h).
 void RankWalker::act_while_idle()
 {
-    if (request_outstanding_)
+    if (requests_outstanding_ > 0) {
+        // With more ranks than cpus the peer asked may not be running, and its reply
+        // waits for its next time slice: after a while, ask a second peer as well.
+        if (requests_outstanding_ == 1 && seconds_now() - asked_at_ >= kSecondRequestSeconds) {
+            int peer = peers_.next();
+            if (peer >= 0 && peer != first_asked_) {
+                messenger_.send(peer, kTagRequest, std::string());
+                requests_outstanding_ = 2;
+            }
+        }
         return;
+    }
     Termination::Step step = termination_.on_idle();
     if (step.terminated) {
         terminated_ = true;
@@ -170,7 +183,9 @@ void RankWalker::act_while_idle()
     int peer = peers_.next();
     if (peer >= 0) {
         messenger_.send(peer, kTagRequest, std::string());
-        request_outstanding_ = true;
+        requests_outstanding_ = 1;
+        first_asked_ = peer;
+        asked_at_ = seconds_now();
     }
 }
 
@@ -233,7 +248,7 @@ void RankWalker::answer_request(int from)
 void RankWalker::take_reply(int from, const std::string &payload)
 {
     (void)from;
-    request_outstanding_ = false;
+    requests_outstanding_--;
     std::vector<WorkItem> items;
     if (payload.empty() || !deserialize_items(payload.data(), payload.size(), &items) || items.empty()) {
         result_.requests_unfruitful++;
@@ -276,13 +291,13 @@ void RankWalker::report_progress()
                     /*synchronous=*/true);
 }
 
-// After termination: wait for the reply to our own last request and for the
+// After termination: wait for the replies to our own last requests and for the
 // synchronous sends, then meet the others in a nonblocking barrier, answering
 // requests (with no work) until everyone is there. Then no message is in flight.
 void RankWalker::finish()
 {
     IdleBackoff backoff;
-    while ((request_outstanding_ || !messenger_.sends_completed(/*synchronous_only=*/true)) && !messenger_.failed()) {
+    while ((requests_outstanding_ > 0 || !messenger_.sends_completed(/*synchronous_only=*/true)) && !messenger_.failed()) {
         service_messages();
         backoff.pause();
     }

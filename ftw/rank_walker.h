@@ -67,7 +67,9 @@ private:
     std::vector<std::unique_ptr<ItemProcessor>> processors_;  // [0] is the master's
     std::vector<uint64_t> progress_counts_;                   // rank 0: the last report of each rank
     double next_progress_ = 0, start_ = 0;
-    bool request_outstanding_ = false;
+    int requests_outstanding_ = 0;  // work requests awaiting their reply (at most 2)
+    int first_asked_ = -1;
+    double asked_at_ = 0;
     bool progress_outstanding_ = false;
     bool terminated_ = false;
     RankResult result_;

@@ -7,7 +7,7 @@
 //  - rank 0 detects termination when a white token comes back to it while it is idle,
 //    and otherwise starts another round.
 // "Idle" here also means no work request of the rank is awaiting its reply, since
-// work travels only in replies: a rank holds the token until the reply is in.
+// work travels only in replies: a rank holds the token until the replies are in.
 #ifndef PFTW_TERMINATION_H
 #define PFTW_TERMINATION_H
 
