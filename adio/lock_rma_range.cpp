@@ -280,7 +280,7 @@ int make_rma_range_lock(MPI_Comm comm, std::unique_ptr<LockService> *out)
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
     const int shards = shard_count(size);
-    const int mine = shards / size + (rank < shards % size ? 1 : 0);
+    const int mine = shards_homed_on(rank, size, shards);
     void *memory = nullptr;
     MPI_Win win = MPI_WIN_NULL;
     // Zero: every ticket counter 0, every slot free.

@@ -39,6 +39,12 @@ inline bool waiting(const Slot &slot)
 
 int shard_count(int processes);
 
+// Across nodes shard s is homed on rank s % size: how many of `shards` rank holds.
+inline int shards_homed_on(int rank, int size, int shards)
+{
+    return shards / size + (rank < shards % size ? 1 : 0);
+}
+
 // On entry (under the shard's mutex, `table[me]` filled in with the newest ticket):
 // true when an earlier request, granted or waiting, conflicts with it.
 bool blocked_on_entry(const Slot *table, int processes, int me);

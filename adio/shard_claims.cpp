@@ -64,7 +64,7 @@ int ShardClaims::create(MPI_Comm comm, int shards, RoundTrips *sync,
     PMPI_Comm_size(comm, &size);
     if (size > shard_mode::kMaxProcesses)
         return MPI_ERR_OTHER;  // the mode word cannot name them all
-    const int mine = shards / size + (rank < shards % size ? 1 : 0);
+    const int mine = shards_homed_on(rank, size, shards);
     void *memory = nullptr;
     MPI_Win win = MPI_WIN_NULL;
     // Zero: every mode word kIdle, every claim number 0 (never a real one).
