@@ -36,6 +36,15 @@ int directory_budget()
     return static_cast<int>(std::clamp<rlim_t>(limit.rlim_cur / 2, 16, 65536));
 }
 
+// Worker threads need MPI_THREAD_FUNNELED and the call on the main thread.
+bool mpi_lets_threads_run()
+{
+    int level = MPI_THREAD_SINGLE, is_main = 0;
+    MPI_Query_thread(&level);
+    MPI_Is_thread_main(&is_main);
+    return level >= MPI_THREAD_FUNNELED && is_main;
+}
+
 // Checks made by each rank alone, before any collective call.
 int check_locally(const char *root, PFTW_Visit_fn visit, MPI_Info info, WalkOptions *options)
 {
@@ -44,13 +53,8 @@ int check_locally(const char *root, PFTW_Visit_fn visit, MPI_Info info, WalkOpti
     std::string problem;
     if (!parse_options(info, options, &problem))
         return PFTW_ERR_INFO;
-    if (options->threads > 1) {  // asked for explicitly
-        int level = MPI_THREAD_SINGLE, is_main = 0;
-        MPI_Query_thread(&level);
-        MPI_Is_thread_main(&is_main);
-        if (level < MPI_THREAD_FUNNELED || !is_main)
-            return PFTW_ERR_THREAD;
-    }
+    if (options->threads > 1 && !mpi_lets_threads_run())  // asked for explicitly
+        return PFTW_ERR_THREAD;
     return PFTW_SUCCESS;
 }
 
@@ -58,12 +62,7 @@ int check_locally(const char *root, PFTW_Visit_fn visit, MPI_Info info, WalkOpti
 // (one rank per node is the algorithm's intent), when MPI lets threads run at all.
 int default_threads(Algorithm algorithm, const NodeLayout &layout)
 {
-    if (algorithm != Algorithm::h_drqs)
-        return 1;
-    int level = MPI_THREAD_SINGLE, is_main = 0;
-    MPI_Query_thread(&level);
-    MPI_Is_thread_main(&is_main);
-    if (level < MPI_THREAD_FUNNELED || !is_main)
+    if (algorithm != Algorithm::h_drqs || !mpi_lets_threads_run())
         return 1;
     return std::max<int>(1, cpus_available() / std::max<size_t>(1, layout.local.size()));
 }
