@@ -1,0 +1,48 @@
+// session.h - the state DLI_Init leaves for later calls: the settings, the communicator,
+// each rank's host, and the chunk tables DLI_Load shared. One per process, behind a
+// mutex; without DLI_Init it holds the environment's settings and nothing else.
+#pragma once
+#include <mpi.h>
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "chunk_table.h"
+#include "config.h"
+
+namespace dli {
+
+class Session {
+public:
+    static Session &get();
+
+    void init(MPI_Comm comm, MPI_Info info);    // collective
+    void load(const std::string &name);         // collective over init's communicator
+    void finalize();                            // collective
+
+    Config config();
+    // NAME's table: the loaded one, else asked of its provider now.
+    ChunkTable table(const std::string &name);
+    std::vector<std::string> list_directory(const std::string &name);
+
+private:
+    Session();
+    ChunkTable load_posix(const std::string &name, const Config &config);
+    ChunkTable load_from_root(const std::string &name, const Config &config);
+
+    std::mutex mutex_;
+    bool initialized_ = false;
+    bool environment_read_ = false;
+    Config config_;
+    MPI_Comm comm_ = MPI_COMM_NULL;
+    std::vector<std::string> rank_hosts_;       // per rank of comm_
+    std::map<std::string, ChunkTable> loaded_;
+};
+
+// Wire form of a chunk table (DLI_Load's broadcast).
+std::vector<char> encode_table(const ChunkTable &table);
+ChunkTable decode_table(const char *data, size_t size);  // throws Error(DLI_ERR_PROTOCOL)
+
+}  // namespace dli
