@@ -29,6 +29,7 @@ static std::string first_label(const std::string &name) { return name.substr(0, 
 
 bool same_host(const std::string &a, const std::string &b) {
     if (a.empty() || b.empty()) return false;
+    if (a == every_host || b == every_host) return true;
     if (strcasecmp(a.c_str(), b.c_str()) == 0) return true;
     bool a_short = a.find('.') == std::string::npos, b_short = b.find('.') == std::string::npos;
     if (a_short == b_short) return false;  // two short names, or two qualified names, differ

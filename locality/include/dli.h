@@ -17,7 +17,8 @@
  *
  * A host is named as MPI_Get_processor_name names it, unless PIOX_HOSTNAME is set.
  * Host names match case-insensitively, and a short name matches its qualified form
- * ("node1" matches "node1.cluster.example").
+ * ("node1" matches "node1.cluster.example"). The host name "*" in a chunk's list means
+ * every host: the posix provider says so when it has no other information.
  *
  * Every function returns DLI_SUCCESS (0) or a positive DLI_ERR_* code; DLI_strerror
  * names the code, and DLI_last_error describes the last failure of the calling thread
