@@ -43,7 +43,7 @@ def test_records_are_clean(mode, tmp_path, mpirun, program):
     records_check(program, path, "records", 2, 200, 3, *ordered)
 
 
-@pytest.mark.parametrize("name", ["test_sfp", "test_view"])
+@pytest.mark.parametrize("name", ["test_sfp", "test_view", "test_dli_core"])
 def test_unit_tests_are_clean(name):
     unit = BUILD / "test" / "unit" / name
     result = subprocess.run(VALGRIND + [str(unit)], capture_output=True, text=True, timeout=600)
