@@ -27,13 +27,21 @@ using namespace dli;
 
 namespace {
 
-template <class Body> int code_of(Body body) {
+// What `body` throws: its code and message (DLI_SUCCESS and "" when nothing).
+struct Outcome {
+    int code = DLI_SUCCESS;
+    std::string message;
+    bool says(const std::string &words) const { return message.find(words) != std::string::npos; }
+};
+
+template <class Body> Outcome outcome_of(Body body) {
+    Outcome outcome;
     try {
         body();
-        return DLI_SUCCESS;
     } catch (const Error &e) {
-        return e.code();
+        outcome = {e.code(), e.what()};
     }
+    return outcome;
 }
 
 // A mountinfo text: a local root, a ceph-fuse mount whose point has a space and a tab,
@@ -93,9 +101,11 @@ void ceph_urls_name_a_file_system_and_a_path(void **) {
     assert_string_equal(p.path.c_str(), "/a b/\xc3\xa9\n");
     assert_string_equal(parse_ceph_url("ceph://cephfs").path.c_str(), "/");
     assert_string_equal(parse_ceph_url("ceph:///").path.c_str(), "/");
-    assert_int_equal(code_of([] { parse_ceph_url("ceph://"); }), DLI_ERR_ARG);
-    assert_int_equal(code_of([] { parse_ceph_url("ceph://my fs/a"); }), DLI_ERR_ARG);
-    assert_int_equal(code_of([] { parse_ceph_url("ceph://a:b/c"); }), DLI_ERR_ARG);
+    Outcome bad = outcome_of([] { parse_ceph_url("ceph://"); });
+    assert_true(bad.code == DLI_ERR_ARG && bad.says("ceph://: no path"));
+    bad = outcome_of([] { parse_ceph_url("ceph://my fs/a"); });
+    assert_true(bad.code == DLI_ERR_ARG && bad.says("\"my fs\" is not a file system name"));
+    assert_int_equal(outcome_of([] { parse_ceph_url("ceph://a:b/c"); }).code, DLI_ERR_ARG);
     assert_true(is_ceph_url("ceph://x") && !is_ceph_url("ceph:/x") && !is_ceph_url("/ceph://x"));
 }
 
@@ -134,45 +144,58 @@ void ordinary_names_are_not_ceph_names(void **) {
 }
 
 // The provider's refusals before any cluster answers. Skipped without libcephfs.
-int provider_code(const Config &config, const std::string &name) {
-    return code_of([&] { make_ceph_provider(config)->chunks(name); });
+Outcome provider_outcome(const Config &config, const std::string &name) {
+    return outcome_of([&] { make_ceph_provider(config)->chunks(name); });
+}
+
+// A ceph.conf with TEXT, removed by the destructor.
+class TemporaryConf {
+public:
+    explicit TemporaryConf(const std::string &text) {
+        int fd = mkstemp(path_);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+        close(fd);
+    }
+    ~TemporaryConf() { unlink(path_); }
+    const char *path() const { return path_; }
+
+private:
+    char path_[32] = "/tmp/dli-ceph-conf-XXXXXX";
+};
+
+bool without_libcephfs() {
+    return outcome_of([] { make_ceph_provider(Config()); }).code == DLI_ERR_UNSUPPORTED;
 }
 
 void a_missing_or_useless_conf_is_a_settings_error(void **) {
     Config config;
-    if (code_of([&] { make_ceph_provider(config); }) == DLI_ERR_UNSUPPORTED) {
-        assert_int_equal(provider_code(config, "ceph:///x"), DLI_ERR_UNSUPPORTED);
+    if (without_libcephfs()) {
+        assert_int_equal(provider_outcome(config, "ceph:///x").code, DLI_ERR_UNSUPPORTED);
         skip();
     }
     config.ceph_conf = "/nonexistent/ceph.conf";
-    assert_int_equal(provider_code(config, "ceph:///x"), DLI_ERR_INFO);
-    char no_monitors[] = "/tmp/dli-ceph-conf-XXXXXX";
-    int fd = mkstemp(no_monitors);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, "[global]\nfsid = 1\n", 18), 18);
-    close(fd);
-    config.ceph_conf = no_monitors;
-    assert_int_equal(provider_code(config, "ceph:///x"), DLI_ERR_INFO);
-    unlink(no_monitors);
-    assert_int_equal(provider_code(config, "ceph://no such fs/x"), DLI_ERR_ARG);
-    assert_int_equal(provider_code(config, "/etc/hostname"), DLI_ERR_ARG);  // not a ceph name
+    Outcome missing = provider_outcome(config, "ceph:///x");
+    assert_true(missing.code == DLI_ERR_INFO && missing.says("/nonexistent/ceph.conf: cannot read it"));
+    TemporaryConf no_monitors("[global]\nfsid = 1\n");
+    config.ceph_conf = no_monitors.path();
+    Outcome useless = provider_outcome(config, "ceph:///x");
+    assert_true(useless.code == DLI_ERR_INFO && useless.says("names no monitor (mon_host)"));
+    assert_int_equal(provider_outcome(config, "ceph://no such fs/x").code, DLI_ERR_ARG);
+    Outcome local = provider_outcome(config, "/etc/hostname");
+    assert_true(local.code == DLI_ERR_ARG && local.says("/etc/hostname: neither a ceph:// name"));
 }
 
 void a_monitor_that_never_answers_is_a_connect_error(void **) {
-    Config config;
-    if (code_of([&] { make_ceph_provider(config); }) == DLI_ERR_UNSUPPORTED) skip();
-    char dead[] = "/tmp/dli-ceph-conf-XXXXXX";
-    int fd = mkstemp(dead);
-    assert_true(fd >= 0);
+    if (without_libcephfs()) skip();
     // Port 9 (discard) on 127.0.0.1: nothing listens there, so connecting is refused over and over.
-    const std::string text = "[global]\nmon host = v2:127.0.0.1:9\nauth client required = none\n"
-                             "[client]\nlog file = /dev/null\n";
-    assert_int_equal(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-    close(fd);
-    config.ceph_conf = dead;
+    TemporaryConf dead("[global]\nmon host = v2:127.0.0.1:9\nauth client required = none\n"
+                       "[client]\nlog file = /dev/null\n");
+    Config config;
+    config.ceph_conf = dead.path();
     config.timeout_ms = 1000;
-    assert_int_equal(provider_code(config, "ceph:///x"), DLI_ERR_CONNECT);
-    unlink(dead);
+    Outcome silent = provider_outcome(config, "ceph:///x");
+    assert_true(silent.code == DLI_ERR_CONNECT && silent.says("no answer from the cluster of"));
 }
 
 }  // namespace
