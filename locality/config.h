@@ -22,7 +22,8 @@ struct Config {
     // hdfs provider: user.name (hint dli_webhdfs_user, HADOOP_USER_NAME), the delegation
     // token (hint dli_webhdfs_delegation, PIOX_DLI_WEBHDFS_DELEGATION), the WebHDFS port
     // for hdfs:// names without one (hint dli_webhdfs_port, PIOX_DLI_WEBHDFS_PORT), and
-    // the time limit of one request (hint dli_timeout_ms, PIOX_DLI_TIMEOUT_MS).
+    // the time limit of one request (hint dli_timeout_ms, PIOX_DLI_TIMEOUT_MS; the ceph
+    // provider's limit for connecting to the cluster too, in whole seconds).
     std::string webhdfs_user;
     std::string webhdfs_delegation;
     int webhdfs_port = 9870;
