@@ -19,6 +19,7 @@ HOSTS = ["nodeA", "nodeB", "nodeC"]
 RANK_HOSTS = HOSTS + ["elsewhere"]  # one rank per CRUSH host, and one on a host holding nothing
 SMALL = {"stripe_unit": 65536, "stripe_count": 1, "object_size": 65536}  # an object per stripe unit
 TWO_REPLICAS = "dli_two_replicas"
+BASE = "dli-ceph"                  # this module's files, apart from other tests' on the cluster
 SPREAD = "fewer replicas"           # the directory whose files go to the 2-replica pool
 ODD = "naïve file\nline.dat"
 DLI_ERR = {"ARG": 1, "INFO": 2, "NOENT": 3}
@@ -52,7 +53,8 @@ def write(path, size, **layout):
 @pytest.fixture(scope="module")
 def files(ceph_cluster):
     """{key: path on the mount}, every layout the provider must follow."""
-    mount = ceph_cluster.mount
+    mount = ceph_cluster.mount / BASE
+    mount.mkdir()
     use_two_replica_pool(ceph_cluster, mount / SPREAD)
     made = {
         "default": write(mount / "default", 2 * 4194304 + 123),  # 4 MiB stripe units, the last one short
@@ -140,7 +142,7 @@ def test_with_dli_load_only_rank_0_asks_the_cluster(ceph_cluster, files, expecte
 
 @pytest.mark.parametrize("form", ["mount", "url"])
 def test_a_directory_maps_its_regular_files_in_name_order(ceph_cluster, files, expected, query, form):
-    directory = ceph_cluster.mount / SPREAD
+    directory = files["spread"].parent
     name = str(directory) if form == "mount" else ceph_url(directory, ceph_cluster)
     code, answers = query(["--dir", name] + HOSTS)
     assert code == 0
@@ -166,8 +168,8 @@ def test_a_symbolic_link_and_a_relative_path_into_the_mount(ceph_cluster, files,
         assert_answer(answer, relative, expected["odd"], HOSTS, host)
 
 
-def test_1024_stripe_units_of_a_64_mib_file(ceph_cluster, query):
-    path = ceph_cluster.mount / "sixty-four"
+def test_1024_stripe_units_of_a_64_mib_file(ceph_cluster, files, query):
+    path = ceph_cluster.mount / BASE / "sixty-four"
     set_layout(path, stripe_unit=65536, stripe_count=1, object_size=4194304)
     os.truncate(path, 64 << 20)  # sparse: placement needs no data
     chunks = expected_chunks(ceph_cluster, path)
@@ -178,7 +180,7 @@ def test_1024_stripe_units_of_a_64_mib_file(ceph_cluster, query):
 
 
 def test_missing_files_and_directories_are_noent(ceph_cluster, files, query):
-    missing = ceph_cluster.mount / SPREAD / "missing"
+    missing = files["spread"].parent / "missing"
     for name in (str(missing), ceph_url(missing, ceph_cluster), "ceph://nosuchfs/x"):
         code, answers = query([name], hosts=HOSTS[:1])
         assert code == 3
@@ -188,7 +190,7 @@ def test_missing_files_and_directories_are_noent(ceph_cluster, files, query):
 
 
 def test_a_directory_as_a_file_a_file_as_a_directory_and_bad_names(ceph_cluster, files, query):
-    directory = ceph_cluster.mount / SPREAD
+    directory = files["spread"].parent
     for name in (str(directory), ceph_url(directory, ceph_cluster)):
         assert_error(query([name], hosts=HOSTS[:1])[1], DLI_ERR["ARG"], "a directory, not a file")
     for name in (str(files["small"]), ceph_url(files["small"], ceph_cluster)):
@@ -223,7 +225,7 @@ def test_a_bind_mount_of_a_subdirectory_at_a_path_with_a_space(ceph_cluster, fil
     if os.geteuid() != 0:
         pytest.skip("bind mounts need root")
     point = tmp_path / "bound here"
-    with mounted(point, ["mount", "--bind", str(ceph_cluster.mount / SPREAD), str(point)], ["umount"]):
+    with mounted(point, ["mount", "--bind", str(files["odd"].parent), str(point)], ["umount"]):
         # mountinfo escapes the space (\040) and names the subdirectory in its root field.
         name = str(point / ODD)
         code, answers = query([name] + HOSTS)
@@ -232,16 +234,18 @@ def test_a_bind_mount_of_a_subdirectory_at_a_path_with_a_space(ceph_cluster, fil
 
 
 def test_a_ceph_fuse_mount_of_a_subdirectory_is_refused_not_misread(ceph_cluster, files, query, tmp_path):
-    # ceph-fuse -r does not show in mountinfo: the provider would look for /striped at the
-    # file system's root, which holds another file of that name.
-    other = ceph_cluster.mount / "other"
+    # ceph-fuse -r does not show in mountinfo: the provider would look for /TWIN at the
+    # file system's root, which holds another file of that name, and for /lonely, which
+    # is not there.
+    twin = f"{BASE}-twin"
+    other = ceph_cluster.mount / BASE / "other"
     other.mkdir()
-    write(other / "striped", 100)
-    write(other / "lonely", 100)
+    for path in (ceph_cluster.mount / twin, other / twin, other / "lonely"):
+        write(path, 100)
     point = tmp_path / "sub mount"
-    argv = ["ceph-fuse", "-c", str(ceph_cluster.conf), "-r", "/other", str(point)]
+    argv = ["ceph-fuse", "-c", str(ceph_cluster.conf), "-r", f"/{BASE}/other", str(point)]
     with mounted(point, argv, ["fusermount3", "-u"]):
-        for name in ("striped", "lonely"):
+        for name in (twin, "lonely"):
             code, answers = query([point / name], hosts=HOSTS[:1])
             assert code == 3
             assert_error(answers, DLI_ERR["ARG"], "another file", "ceph://FS_NAME/PATH")
