@@ -6,11 +6,14 @@ present themselves as different hosts, agree with those tables for ceph:// names
 mount paths, with and without DLI_Init/DLI_Load; directories; names with odd bytes;
 mounts of subdirectories; and every refusal has its DLI_ERR_* code."""
 import contextlib
+import json
 import os
 import subprocess
 import time
 
 import pytest
+
+import ceph_cluster as ceph
 
 from dli_ceph_expect import (assert_answer, assert_map, expected_chunks, local_to, printed,
                              run_query, set_layout)
@@ -177,6 +180,22 @@ def test_1024_stripe_units_of_a_64_mib_file(ceph_cluster, files, query):
     code, answers = query(["--init", "--load", path] + HOSTS, hosts=["nodeB"])
     assert code == 0
     assert_answer(answers[0], str(path), chunks, HOSTS, "nodeB")
+
+
+def mds_sessions(cluster):
+    """The ids of the clients that have a session with the MDS."""
+    listed = subprocess.run(["ceph", "-c", str(cluster.conf), "tell", f"mds.{ceph.MDS_ID}", "session", "ls",
+                             "--format", "json"], capture_output=True, text=True, timeout=60, check=True)
+    return sorted(session["id"] for session in json.loads(listed.stdout))
+
+
+def test_every_rank_closes_its_session_before_it_exits(ceph_cluster, files, query):
+    # A client that dies mounted keeps its capabilities until the MDS times it out,
+    # stalling other clients' writes to the files it asked about.
+    before = mds_sessions(ceph_cluster)
+    code, _ = query([files["small"]] + HOSTS)
+    assert code == 0
+    assert mds_sessions(ceph_cluster) == before
 
 
 def test_missing_files_and_directories_are_noent(ceph_cluster, files, query):
