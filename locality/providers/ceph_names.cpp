@@ -75,7 +75,7 @@ std::optional<CephPath> locate_mount_path(const std::string &name) {
     // The common case, a machine without CephFS, ends here.
     if (std::none_of(mounts.begin(), mounts.end(), [](const MountEntry &m) { return is_cephfs_type(m.fstype); }))
         return std::nullopt;
-    char cwd[PATH_MAX];
+    char cwd[PATH_MAX] = "/";
     std::optional<CephPath> found;
     if (name[0] == '/' || getcwd(cwd, sizeof cwd)) found = locate_on_cephfs(normalize_path(name, cwd), mounts);
     if (!found) {  // a symbolic link into the mount, or ".." through one
