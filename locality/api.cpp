@@ -11,28 +11,9 @@
 #include "session.h"
 
 using dli::Error;
+using dli::guarded;
 
 namespace {
-
-thread_local std::string last_error;
-
-// Runs body; a success clears the last error, a failure records it.
-template <class Body> int guarded(const char *function, Body body) {
-    try {
-        body();
-        last_error.clear();
-        return DLI_SUCCESS;
-    } catch (const Error &e) {
-        last_error = std::string(function) + ": " + e.what();
-        return e.code();
-    } catch (const std::bad_alloc &) {
-        last_error = std::string(function) + ": out of memory";
-        return DLI_ERR_NOMEM;
-    } catch (const std::exception &e) {
-        last_error = std::string(function) + ": " + e.what();
-        return DLI_ERR_IO;
-    }
-}
 
 void require(bool ok, const char *what) {
     if (!ok) throw Error(DLI_ERR_ARG, what);
@@ -163,7 +144,7 @@ const char *DLI_strerror(int code) {
     }
 }
 
-const char *DLI_last_error(void) { return last_error.c_str(); }
+const char *DLI_last_error(void) { return dli::last_error().c_str(); }
 
 int DLI_get_process_name(char *name, int size) {
     return guarded("DLI_get_process_name", [&] {

@@ -17,6 +17,11 @@ int code_for_errno(int err) {
     }
 }
 
+std::string &last_error() {
+    thread_local std::string text;
+    return text;
+}
+
 void throw_errno(int err, const std::string &what) {
     throw Error(code_for_errno(err), what + ": " + std::strerror(err));
 }

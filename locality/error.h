@@ -2,6 +2,7 @@
 // a message naming the file and the cause. The C entry points (api.cpp) catch it,
 // record the message for DLI_last_error and return the code.
 #pragma once
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -23,5 +24,27 @@ int code_for_errno(int err);
 
 // Throws Error(code_for_errno(err), what + ": " + strerror(err)).
 [[noreturn]] void throw_errno(int err, const std::string &what);
+
+// The calling thread's DLI_last_error text.
+std::string &last_error();
+
+// How every C entry point runs its body: a success clears the last error, a failure
+// records it (prefixed by the function's name) and returns its code.
+template <class Body> int guarded(const char *function, Body body) {
+    try {
+        body();
+        last_error().clear();
+        return DLI_SUCCESS;
+    } catch (const Error &e) {
+        last_error() = std::string(function) + ": " + e.what();
+        return e.code();
+    } catch (const std::bad_alloc &) {
+        last_error() = std::string(function) + ": out of memory";
+        return DLI_ERR_NOMEM;
+    } catch (const std::exception &e) {
+        last_error() = std::string(function) + ": " + e.what();
+        return DLI_ERR_IO;
+    }
+}
 
 }  // namespace dli

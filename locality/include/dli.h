@@ -163,9 +163,19 @@ DLI_API int DLI_get_process_name(char *name, int size);
 
 /* ---- The probability scheduler (Algorithm 1) --------------------------------- */
 
-/* The assignment the scheduler makes when every rank asks in turn, round robin
- * (the paper's static form, for SPMD codes). Deterministic: every rank that calls it
- * with the same arguments gets the same answer. */
+/* A rank on host i that asks for work gets one of the chunks host i holds, drawn with a
+ * probability that grows with how long the other holders of each chunk are still busy
+ * with their own local chunks; when host i holds none, one of the others, those whose
+ * holders have the most local work left being the likeliest. Chunk indices below are
+ * positions in CHUNKS->chunks (equal to DLI_Chunk.index for a whole-file list). Hosts
+ * match as above; chunk hosts that run no rank count as holding nothing. */
+
+/* The assignment the scheduler makes when the ranks ask in the paper's round-robin
+ * order, weighted by speed (the static form, for SPMD codes): the rank asking next is
+ * the one whose bytes so far divided by its speed is lowest, the lower rank on a tie,
+ * so that with equal speeds it is round robin and bytes per rank stay proportional to
+ * speed. Deterministic: every rank that calls it with the same arguments gets the same
+ * answer, whatever the C++ library. */
 typedef struct DLI_Assignment {
     int nchunks;
     int *rank_of_chunk;       /* nchunks entries: the rank that processes each chunk */
@@ -176,22 +186,29 @@ typedef struct DLI_Assignment {
 } DLI_Assignment;
 
 /* RANK_HOSTS has one host name per rank; SPEEDS has one relative speed per rank
- * (NULL: all equal; the paper's s_i, bytes per unit of time). */
+ * (NULL: all equal; the paper's s_i, bytes per unit of time; each must be > 0). A
+ * host's speed is the sum of its ranks'. */
 DLI_API int DLI_Sched_static(const DLI_Chunk_list *chunks, int nranks, const char **rank_hosts,
                              const double *speeds, uint64_t seed, DLI_Assignment **assignment);
 
 /* The dynamic form, for master/worker codes: the master asks for the next chunk of an
- * idle rank and reports completions; each host's speed is updated from the bytes and
- * seconds of the chunks its ranks complete. */
+ * idle rank and reports completions; each rank's speed is the bytes over the seconds of
+ * the chunks it completed (before its first completion, the mean of the measured
+ * ranks'), and a host's speed the sum of its ranks'. CHUNKS and RANK_HOSTS are copied.
+ * Not thread-safe: one thread (the master) owns a DLI_Sched; distinct schedulers are
+ * independent. */
 typedef struct DLI_Sched_s *DLI_Sched;
 
 DLI_API int DLI_Sched_create(const DLI_Chunk_list *chunks, int nranks, const char **rank_hosts,
                              uint64_t seed, DLI_Sched *sched);
-/* *CHUNK_INDEX is the chunk RANK should process next, or -1 when none is left. */
+/* *CHUNK_INDEX is the chunk RANK should process next, or -1 when none is left (every
+ * chunk has been handed out). A rank may hold several chunks at once. */
 DLI_API int DLI_Sched_next(DLI_Sched sched, int rank, int *chunk_index);
-/* RANK finished CHUNK_INDEX (handed out by DLI_Sched_next) in SECONDS (> 0). */
+/* RANK finished CHUNK_INDEX (handed to it by DLI_Sched_next) in SECONDS (> 0). A chunk
+ * handed to another rank or never handed out, a second completion, or SECONDS not a
+ * positive number is DLI_ERR_ARG. */
 DLI_API int DLI_Sched_complete(DLI_Sched sched, int rank, int chunk_index, double seconds);
-/* Frees the scheduler and sets *SCHED to NULL. */
+/* Frees the scheduler and sets *SCHED to NULL (a NULL *SCHED is allowed). */
 DLI_API int DLI_Sched_free(DLI_Sched *sched);
 
 #ifdef __cplusplus
