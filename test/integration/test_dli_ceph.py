@@ -28,24 +28,6 @@ ODD = "naïve file\nline.dat"
 DLI_ERR = {"ARG": 1, "INFO": 2, "NOENT": 3}
 
 
-def use_two_replica_pool(cluster, directory):
-    """A second data pool with 2 replicas (of 3 hosts) for the files of DIRECTORY."""
-    cluster.mon_command("osd pool create", pool=TWO_REPLICAS, pg_num=8)
-    cluster.mon_command("osd pool set", pool=TWO_REPLICAS, var="size", val="2")
-    cluster.mon_command("osd pool set", pool=TWO_REPLICAS, var="min_size", val="1")
-    cluster.mon_command("fs add_data_pool", fs_name=cluster.fs_name, pool=TWO_REPLICAS)
-    directory.mkdir()
-    deadline = time.monotonic() + 10
-    while True:  # the MDS accepts the pool once its file system map lists it
-        try:
-            os.setxattr(directory, "ceph.dir.layout.pool", TWO_REPLICAS.encode())
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
-
-
 def write(path, size, **layout):
     if layout:
         set_layout(path, **layout)
@@ -58,7 +40,7 @@ def files(ceph_cluster):
     """{key: path on the mount}, every layout the provider must follow."""
     mount = ceph_cluster.mount / BASE
     mount.mkdir()
-    use_two_replica_pool(ceph_cluster, mount / SPREAD)
+    ceph_cluster.add_data_pool(TWO_REPLICAS, 2, mount / SPREAD)
     made = {
         "default": write(mount / "default", 2 * 4194304 + 123),  # 4 MiB stripe units, the last one short
         # Three objects a stripe, two stripe units deep: chunks of one object interleave.
