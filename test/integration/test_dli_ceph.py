@@ -15,8 +15,8 @@ import pytest
 
 import ceph_cluster as ceph
 
-from dli_ceph_expect import (assert_answer, assert_map, expected_chunks, local_to, printed,
-                             run_query, set_layout)
+from dli_ceph_expect import expected_chunks, set_layout
+from dli_expect import assert_answer, assert_map, local_to, printed, run_query
 
 HOSTS = ["nodeA", "nodeB", "nodeC"]
 RANK_HOSTS = HOSTS + ["elsewhere"]  # one rank per CRUSH host, and one on a host holding nothing
