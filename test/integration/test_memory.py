@@ -1,6 +1,7 @@
 """Memory: the test programs run clean under valgrind with libpiox preloaded (no
 invalid access, no use of uninitialised memory, no definite leak). Leaks inside the
 MPI library's own start-up are suppressed (test/valgrind/mpi.supp)."""
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -61,4 +62,20 @@ def test_tree_walk_is_clean(args, tmp_path, mpirun, program):
             (tree / f"d{d}" / f"f{f}").write_bytes(b"x" * f)
     result = mpirun(2, VALGRIND + [program("walk_list"), tree, tmp_path / "out", "pftw_threads=2",
                                    "pftw_stat=yes", "pftw_algorithm=drqs", *args], piox=False, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_locality_queries_are_clean(tmp_path, mpirun, program):
+    """libdli: DLI_Init, DLI_Load (every rank's holding gathered), the six functions and
+    their one-block buffers, a failing call, DLI_Finalize; then the tool's scheduler."""
+    data = tmp_path / "data"
+    data.write_bytes(os.urandom(300000))
+    query = [program("dli_query"), "--init", "--load", "--hint", "dli_chunk_size=65536", data, "nodeA", "nodeB"]
+    result = mpirun(2, VALGRIND + query, piox=False, hosts=["nodeA", "nodeB"], timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    missing = [program("dli_query"), "--init", "--load", tmp_path / "missing"]
+    result = mpirun(2, VALGRIND + missing, piox=False, timeout=600)
+    assert result.returncode == 3 and '"error":3' in result.stdout, result.stdout + result.stderr
+    tool = BUILD / "locality" / "piox-locality"
+    result = subprocess.run(VALGRIND + [str(tool), "--ranks", "3", data], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
