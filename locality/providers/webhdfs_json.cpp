@@ -1,0 +1,203 @@
+// webhdfs_json.cpp - WebHDFS JSON bodies into chunk tables, file status and listings,
+// with nlohmann-json.
+#include "providers/webhdfs_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+#include "error.h"
+
+namespace dli {
+namespace {
+
+using nlohmann::json;
+
+// The members any of the readers below use. Others are dropped while parsing, so a
+// 100,000-block list does not hold every block's names, topologyPaths, storageTypes...
+bool is_used_member(const std::string &key) {
+    static const std::set<std::string> used = {
+        "BlockLocations", "BlockLocation", "offset", "length", "hosts",
+        "LocatedBlocks", "fileLength", "locatedBlocks", "startOffset", "block", "numBytes", "locations",
+        "hostName", "FileStatus", "FileStatuses", "type", "pathSuffix",
+        "RemoteException", "exception", "javaClassName", "message"};
+    return used.count(key) != 0;
+}
+
+json parse_used(const std::string &body, bool allow_exceptions) {
+    json::parser_callback_t keep = [](int, json::parse_event_t event, json &parsed) {
+        return event != json::parse_event_t::key || is_used_member(parsed.get<std::string>());
+    };
+    return json::parse(body, keep, allow_exceptions);
+}
+
+bool has_control_byte(const std::string &text) {
+    for (unsigned char c : text)
+        if (c < 0x20 || c == 0x7f) return true;
+    return false;
+}
+
+// Typed access to a parsed body; each failure names the member ("BlockLocations.
+// BlockLocation[3].length") and what it was instead.
+class Reader {
+public:
+    explicit Reader(const std::string &source) : source_(source) {}
+
+    json parse(const std::string &body) const {
+        if (body.empty()) fail("an empty body where JSON was expected");
+        try {
+            return parse_used(body, true);
+        } catch (const json::exception &e) {
+            fail(std::string("the body is not valid JSON (") + e.what() + ")");
+        }
+    }
+    const json &member(const json &object, const char *key, const std::string &where) const {
+        if (!object.is_object()) fail(named(where) + " is " + a(object) + ", not an object");
+        auto found = object.find(key);
+        if (found == object.end()) fail(join(where, key) + " is missing");
+        return *found;
+    }
+    const json &array(const json &value, const std::string &where) const {
+        if (!value.is_array()) fail(where + " is " + a(value) + ", not an array");
+        return value;
+    }
+    // A whole number from 0 to 2^63-1.
+    int64_t count(const json &value, const std::string &where) const {
+        // nlohmann-json keeps non-negative whole numbers unsigned, negative ones signed.
+        if (value.is_number_unsigned()) {
+            if (value.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+                fail(where + " is too large (" + value.dump() + ")");
+            return static_cast<int64_t>(value.get<uint64_t>());
+        }
+        if (value.is_number_integer()) fail(where + " is negative (" + value.dump() + ")");
+        fail(where + " is " + a(value) + (value.is_number() ? " (" + value.dump() + ")" : "") +
+             ", not a whole number of bytes");
+    }
+    std::string text(const json &value, const std::string &where) const {
+        if (!value.is_string()) fail(where + " is " + a(value) + ", not a string");
+        const std::string &s = value.get_ref<const std::string &>();
+        if (has_control_byte(s)) fail(where + " holds a control byte");
+        return s;
+    }
+    std::string host(const json &value, const std::string &where) const {
+        std::string name = text(value, where);
+        if (name.empty()) fail(where + " is an empty host name");
+        return name;
+    }
+    [[noreturn]] void fail(const std::string &what) const { throw Error(DLI_ERR_PROTOCOL, source_ + ": " + what); }
+
+private:
+    static std::string named(const std::string &where) { return where.empty() ? "the body" : where; }
+    static std::string join(const std::string &where, const char *key) { return where.empty() ? key : where + "." + key; }
+    static std::string a(const json &value) {
+        std::string type = value.type_name();
+        return (type == "object" || type == "array" ? "an " : "a ") + type;
+    }
+    const std::string &source_;
+};
+
+std::string item(const std::string &where, size_t i) { return where + "[" + std::to_string(i) + "]"; }
+
+// Zero-length blocks (a file being written may end with one) hold no bytes: skipped.
+void add_block(ChunkTable &table, Chunk chunk) {
+    if (chunk.length > 0) table.chunks.push_back(std::move(chunk));
+}
+
+}  // namespace
+
+RemoteException parse_remote_exception(const std::string &body) {
+    RemoteException out;
+    json root = parse_used(body, false);
+    if (!root.is_object()) return out;
+    auto remote = root.find("RemoteException");
+    if (remote == root.end() || !remote->is_object()) return out;
+    auto text_of = [&](const char *key) {
+        auto found = remote->find(key);
+        return found != remote->end() && found->is_string() ? found->get<std::string>() : std::string();
+    };
+    out.exception = text_of("exception");
+    out.java_class = text_of("javaClassName");
+    out.message = text_of("message");
+    out.found = !out.exception.empty();
+    return out;
+}
+
+ChunkTable parse_block_locations(const std::string &body, const std::string &source) {
+    Reader in(source);
+    json root = in.parse(body);
+    const std::string where = "BlockLocations.BlockLocation";
+    const json &blocks = in.array(in.member(in.member(root, "BlockLocations", ""), "BlockLocation", "BlockLocations"), where);
+    ChunkTable table;
+    table.chunks.reserve(blocks.size());
+    for (size_t i = 0; i < blocks.size(); ++i) {
+        const json &block = blocks[i];
+        std::string at = item(where, i);
+        Chunk chunk;
+        chunk.offset = in.count(in.member(block, "offset", at), at + ".offset");
+        chunk.length = in.count(in.member(block, "length", at), at + ".length");
+        const json &hosts = in.array(in.member(block, "hosts", at), at + ".hosts");
+        for (size_t h = 0; h < hosts.size(); ++h) chunk.hosts.push_back(in.host(hosts[h], item(at + ".hosts", h)));
+        if (chunk.length > INT64_MAX - chunk.offset) in.fail(at + " ends past 2^63");
+        table.file_size = chunk.offset + chunk.length;
+        add_block(table, std::move(chunk));
+    }
+    check_chunk_table(table, DLI_ERR_PROTOCOL, source);
+    return table;
+}
+
+ChunkTable parse_located_blocks(const std::string &body, const std::string &source) {
+    Reader in(source);
+    json root = in.parse(body);
+    const json &located = in.member(root, "LocatedBlocks", "");
+    ChunkTable table;
+    table.file_size = in.count(in.member(located, "fileLength", "LocatedBlocks"), "LocatedBlocks.fileLength");
+    const std::string where = "LocatedBlocks.locatedBlocks";
+    const json &blocks = in.array(in.member(located, "locatedBlocks", "LocatedBlocks"), where);
+    table.chunks.reserve(blocks.size());
+    for (size_t i = 0; i < blocks.size(); ++i) {
+        const json &block = blocks[i];
+        std::string at = item(where, i);
+        Chunk chunk;
+        chunk.offset = in.count(in.member(block, "startOffset", at), at + ".startOffset");
+        chunk.length = in.count(in.member(in.member(block, "block", at), "numBytes", at + ".block"),
+                                at + ".block.numBytes");
+        const json &replicas = in.array(in.member(block, "locations", at), at + ".locations");
+        for (size_t r = 0; r < replicas.size(); ++r) {
+            std::string replica = item(at + ".locations", r);
+            chunk.hosts.push_back(in.host(in.member(replicas[r], "hostName", replica), replica + ".hostName"));
+        }
+        add_block(table, std::move(chunk));
+    }
+    check_chunk_table(table, DLI_ERR_PROTOCOL, source);
+    return table;
+}
+
+FileStatus parse_file_status(const std::string &body, const std::string &source) {
+    Reader in(source);
+    json root = in.parse(body);
+    const json &status = in.member(root, "FileStatus", "");
+    FileStatus out;
+    out.length = in.count(in.member(status, "length", "FileStatus"), "FileStatus.length");
+    out.type = in.text(in.member(status, "type", "FileStatus"), "FileStatus.type");
+    return out;
+}
+
+std::vector<DirectoryEntry> parse_directory_listing(const std::string &body, const std::string &source) {
+    Reader in(source);
+    json root = in.parse(body);
+    const std::string where = "FileStatuses.FileStatus";
+    const json &entries = in.array(in.member(in.member(root, "FileStatuses", ""), "FileStatus", "FileStatuses"), where);
+    std::vector<DirectoryEntry> out;
+    for (size_t i = 0; i < entries.size(); ++i) {
+        std::string at = item(where, i);
+        DirectoryEntry entry;
+        entry.suffix = in.text(in.member(entries[i], "pathSuffix", at), at + ".pathSuffix");
+        entry.type = in.text(in.member(entries[i], "type", at), at + ".type");
+        if (entry.suffix.find('/') != std::string::npos || entry.suffix == "." || entry.suffix == "..")
+            in.fail(at + ".pathSuffix \"" + entry.suffix + "\" is not a name within the directory");
+        out.push_back(std::move(entry));
+    }
+    return out;
+}
+
+}  // namespace dli
