@@ -78,7 +78,7 @@ public:
         std::vector<DirectoryEntry> entries = parse_directory_listing(listing.reply.body, listing.source);
         // LISTSTATUS of a file lists the file itself, with an empty suffix.
         if (entries.size() == 1 && entries[0].suffix.empty())
-            throw Error(DLI_ERR_ARG, name + ": a file, not a directory");
+            throw Error(DLI_ERR_ARG, listing.source + ": a file, not a directory");
         std::vector<std::string> files;
         for (const DirectoryEntry &entry : entries) {
             if (entry.suffix.empty())
@@ -115,7 +115,7 @@ private:
         Answer status = ask(name, where, "GETFILESTATUS");
         if (status.reply.status != 200) fail(status);
         FileStatus file = parse_file_status(status.reply.body, status.source);
-        if (file.type == "DIRECTORY") throw Error(DLI_ERR_ARG, name + ": a directory, not a file");
+        if (file.type == "DIRECTORY") throw Error(DLI_ERR_ARG, status.source + ": a directory, not a file");
         if (file.length != 0)
             throw Error(DLI_ERR_PROTOCOL, status.source + ": the file has " +
                                               std::to_string(file.length) + " bytes but the NameNode listed no blocks");

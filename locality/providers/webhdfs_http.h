@@ -14,7 +14,7 @@ struct HttpReply {
     std::string location;      // a redirect's target, "" when none (never followed)
 };
 
-// The most a WebHDFS answer may hold: a 100,000-block file's list is about 40 MB.
+// The most a WebHDFS answer may hold: a 100,000-block file's list is about 32 MB.
 inline constexpr size_t webhdfs_max_body = size_t{256} << 20;
 
 // GET URL. SHOWN is the URL as messages name it (no credentials). The whole request,
