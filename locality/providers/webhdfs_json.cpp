@@ -168,9 +168,14 @@ private:
 
 std::string item(const std::string &where, size_t i) { return where + "[" + std::to_string(i) + "]"; }
 
-// Zero-length blocks (a file being written may end with one) hold no bytes: skipped.
-void add_block(ChunkTable &table, Chunk chunk) {
-    if (chunk.length > 0) table.chunks.push_back(std::move(chunk));
+// Each element of BLOCKS (at WHERE[i]) read into a chunk by READ, in order. Zero-length
+// blocks (a file being written may end with one) hold no bytes: skipped.
+template <class Read> void add_blocks(ChunkTable &table, const json &blocks, const std::string &where, Read read) {
+    table.chunks.reserve(blocks.size());
+    for (size_t i = 0; i < blocks.size(); ++i) {
+        Chunk chunk = read(blocks[i], item(where, i));
+        if (chunk.length > 0) table.chunks.push_back(std::move(chunk));
+    }
 }
 
 }  // namespace
@@ -198,19 +203,16 @@ ChunkTable parse_block_locations(const std::string &body, const std::string &sou
     const std::string where = "BlockLocations.BlockLocation";
     const json &blocks = in.array(in.member(in.member(root, "BlockLocations", ""), "BlockLocation", "BlockLocations"), where);
     ChunkTable table;
-    table.chunks.reserve(blocks.size());
-    for (size_t i = 0; i < blocks.size(); ++i) {
-        const json &block = blocks[i];
-        std::string at = item(where, i);
+    add_blocks(table, blocks, where, [&](const json &block, const std::string &at) {
         Chunk chunk;
         chunk.offset = in.count(in.member(block, "offset", at), at + ".offset");
         chunk.length = in.count(in.member(block, "length", at), at + ".length");
         const json &hosts = in.array(in.member(block, "hosts", at), at + ".hosts");
         for (size_t h = 0; h < hosts.size(); ++h) chunk.hosts.push_back(in.host(hosts[h], item(at + ".hosts", h)));
         if (chunk.length > INT64_MAX - chunk.offset) in.fail(at + " ends past 2^63");
-        table.file_size = chunk.offset + chunk.length;
-        add_block(table, std::move(chunk));
-    }
+        table.file_size = chunk.offset + chunk.length;  // the end of the last block
+        return chunk;
+    });
     check_chunk_table(table, DLI_ERR_PROTOCOL, source);
     return table;
 }
@@ -223,10 +225,7 @@ ChunkTable parse_located_blocks(const std::string &body, const std::string &sour
     table.file_size = in.count(in.member(located, "fileLength", "LocatedBlocks"), "LocatedBlocks.fileLength");
     const std::string where = "LocatedBlocks.locatedBlocks";
     const json &blocks = in.array(in.member(located, "locatedBlocks", "LocatedBlocks"), where);
-    table.chunks.reserve(blocks.size());
-    for (size_t i = 0; i < blocks.size(); ++i) {
-        const json &block = blocks[i];
-        std::string at = item(where, i);
+    add_blocks(table, blocks, where, [&](const json &block, const std::string &at) {
         Chunk chunk;
         chunk.offset = in.count(in.member(block, "startOffset", at), at + ".startOffset");
         chunk.length = in.count(in.member(in.member(block, "block", at), "numBytes", at + ".block"),
@@ -236,8 +235,8 @@ ChunkTable parse_located_blocks(const std::string &body, const std::string &sour
             std::string replica = item(at + ".locations", r);
             chunk.hosts.push_back(in.host(in.member(replicas[r], "hostName", replica), replica + ".hostName"));
         }
-        add_block(table, std::move(chunk));
-    }
+        return chunk;
+    });
     check_chunk_table(table, DLI_ERR_PROTOCOL, source);
     return table;
 }
