@@ -224,6 +224,15 @@ def test_the_user_hint_overrides_the_environment_and_none_sends_none(nn, run):
     assert {r.raw_query for r in nn.take_requests()} == {"op=GETFILEBLOCKLOCATIONS"}
 
 
+def test_proxies_in_the_environment_are_not_used(nn, run):
+    """A NameNode is reached directly: a job's http_proxy is for the outside world."""
+    nowhere = f"http://127.0.0.1:{recorded.refused_port()}"
+    code, lines = run(nn.name("/data/short-last.bin"), env={"http_proxy": nowhere, "ALL_PROXY": nowhere},
+                      options=["--init", "--load"])
+    assert code == 0, lines
+    assert asked(nn.take_requests()) == [(F, "/data/short-last.bin")]
+
+
 # ---- Every error path ------------------------------------------------------------------------
 
 ERRORS = [
