@@ -16,30 +16,12 @@
  * or {"rank":R,"error":CODE,"name":"DLI_ERR_...","message":"..."} when a call fails.
  * Exits 0 when every call succeeded, 3 otherwise (after MPI_Finalize).
  */
-#include <dli.h>
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static void print_string(const char *s)
-{
-    putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p < 0x20 || *p >= 0x7f)
-            printf("\\u%04x", *p);
-        else
-            putchar(*p);
-    }
-    putchar('"');
-}
+#include "dli_cli.h"
 
 static void print_chunk_list(const DLI_Chunk_list *list)
 {
     printf("{\"file\":");
-    print_string(list->file);
+    dli_print_string(list->file);
     printf(",\"size\":%lld,\"total\":%d,\"chunks\":[", (long long)list->file_size, list->total_chunks);
     for (int i = 0; i < list->count; ++i) {
         const DLI_Chunk *c = &list->chunks[i];
@@ -48,7 +30,7 @@ static void print_chunk_list(const DLI_Chunk_list *list)
         for (int h = 0; h < c->nhosts; ++h) {
             if (h)
                 putchar(',');
-            print_string(c->hosts[h]);
+            dli_print_string(c->hosts[h]);
         }
         printf("]}");
     }
@@ -63,7 +45,7 @@ static void print_chunk_map(const DLI_Chunk_map *map)
     for (int p = 0; p < map->nprocesses; ++p) {
         const DLI_Process_chunks *pc = &map->processes[p];
         printf("%s{\"process\":", p ? "," : "");
-        print_string(pc->process);
+        dli_print_string(pc->process);
         printf(",\"local_bytes\":%lld,\"chunks\":[", (long long)pc->local_bytes);
         for (int i = 0; i < pc->count; ++i)
             printf("%s%d", i ? "," : "", pc->chunk_index[i]);
@@ -72,28 +54,15 @@ static void print_chunk_map(const DLI_Chunk_map *map)
     printf("]}");
 }
 
-/* Prints the error object and returns 1 when rc is not DLI_SUCCESS. */
-static int failed(int rank, int rc)
-{
-    if (rc == DLI_SUCCESS)
-        return 0;
-    printf("{\"rank\":%d,\"error\":%d,\"name\":", rank, rc);
-    print_string(DLI_strerror(rc));
-    printf(",\"message\":");
-    print_string(DLI_last_error());
-    printf("}\n");
-    return 1;
-}
-
 /* The file part: the map, each host's own view, and DLI_check_data per chunk. */
 static int query_file(int rank, const char *me, const char *name, const char **hosts)
 {
     DLI_Chunk_map *map = NULL;
-    if (failed(rank, DLI_map_chunks_process(name, hosts, &map)))
+    if (dli_print_failure(rank, DLI_map_chunks_process(name, hosts, &map)))
         return 1;
     int bad = 0;
     printf("{\"rank\":%d,\"host\":", rank);
-    print_string(me);
+    dli_print_string(me);
     printf(",\"map\":");
     print_chunk_map(map);
     printf(",\"hosts\":{");
@@ -106,7 +75,7 @@ static int query_file(int rank, const char *me, const char *name, const char **h
         if (bad)
             break;
         printf("%s", h ? "," : "");
-        print_string(hosts[h]);
+        dli_print_string(hosts[h]);
         printf(":{\"chunks\":[");
         for (int i = 0; i < mine->count; ++i)
             printf("%s%d", i ? "," : "", mine->chunks[i].index);
@@ -123,7 +92,7 @@ static int query_file(int rank, const char *me, const char *name, const char **h
     printf("]}\n");
     if (bad) { /* the object above is incomplete: say why on a line of its own */
         printf("{\"rank\":%d,\"error\":-1,\"message\":", rank);
-        print_string(DLI_last_error());
+        dli_print_string(DLI_last_error());
         printf("}\n");
     }
     DLI_free(map);
@@ -133,10 +102,10 @@ static int query_file(int rank, const char *me, const char *name, const char **h
 static int query_directory(int rank, const char *name, const char **hosts)
 {
     DLI_Directory_map *map = NULL;
-    if (failed(rank, DLI_map_Dprocess_Dchunks(name, hosts, &map)))
+    if (dli_print_failure(rank, DLI_map_Dprocess_Dchunks(name, hosts, &map)))
         return 1;
     printf("{\"rank\":%d,\"directory\":", rank);
-    print_string(map->directory);
+    dli_print_string(map->directory);
     printf(",\"files\":[");
     for (int f = 0; f < map->nfiles; ++f) {
         if (f)
@@ -148,59 +117,24 @@ static int query_directory(int rank, const char *name, const char **hosts)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* One rank's answers: the directory's maps, or the file's about HOST... (default: the
+ * rank's own host). */
+static int query(int rank, const struct dli_cli *cli)
 {
-    MPI_Init(&argc, &argv);
-    int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int init = 0, load = 0, directory = 0, a = 1;
-    MPI_Info info;
-    MPI_Info_create(&info);
-    for (; a < argc && strncmp(argv[a], "--", 2) == 0; ++a) {
-        if (strcmp(argv[a], "--init") == 0)
-            init = 1;
-        else if (strcmp(argv[a], "--load") == 0)
-            load = 1;
-        else if (strcmp(argv[a], "--dir") == 0)
-            directory = 1;
-        else if (strcmp(argv[a], "--hint") == 0 && a + 1 < argc && strchr(argv[a + 1], '=')) {
-            char *setting = argv[++a], *eq = strchr(setting, '=');
-            *eq = '\0';
-            MPI_Info_set(info, setting, eq + 1);
-        } else {
-            if (rank == 0)
-                fprintf(stderr, "dli_query: unknown option %s\n", argv[a]);
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
-    }
-    if (a >= argc) {
-        if (rank == 0)
-            fprintf(stderr, "usage: dli_query [--init] [--load] [--dir] [--hint K=V]... NAME [HOST...]\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    const char *name = argv[a++];
     char me[MPI_MAX_PROCESSOR_NAME + 256];
     DLI_get_process_name(me, (int)sizeof me);
     const char *own[2] = {me, NULL};
-    const char **hosts = a < argc ? (const char **)&argv[a] : own; /* argv[argc] is NULL */
+    const char **hosts = cli->hosts ? cli->hosts : own;
+    return cli->directory ? query_directory(rank, cli->name, hosts) : query_file(rank, me, cli->name, hosts);
+}
 
-    int setup = DLI_SUCCESS, bad = 0;
-    if (init)
-        setup = DLI_Init(MPI_COMM_WORLD, info);
-    int finalize = init && setup == DLI_SUCCESS;
-    if (setup == DLI_SUCCESS && load)
-        setup = DLI_Load(name);
-    for (int r = 0; r < size; ++r) { /* print in rank order */
-        if (r == rank)
-            bad = failed(rank, setup) ||
-                  (directory ? query_directory(rank, name, hosts) : query_file(rank, me, name, hosts));
-        fflush(stdout);
-        MPI_Barrier(MPI_COMM_WORLD);
-    }
-    if (finalize)
-        bad |= failed(rank, DLI_Finalize());
-    MPI_Info_free(&info);
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    struct dli_cli cli =
+        dli_parse_cli(argc, argv, 1, "dli_query [--init] [--load] [--dir] [--hint K=V]... NAME [HOST...]");
+    int bad = dli_run_in_rank_order(&cli, query);
+    MPI_Info_free(&cli.info);
     MPI_Finalize();
     return bad ? 3 : 0;
 }
