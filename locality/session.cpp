@@ -231,16 +231,18 @@ void Session::load(const std::string &name) {
     // only (a CephFS mount is mounted everywhere or the job is misconfigured).
     // 1: local file, 2: rank 0 asks, 3: no provider here. Ranks that disagree would not
     // meet in the same collective, so all must agree first.
-    int choice = 3;
+    // 3 carries why and its code: a missing provider, or a map file that cannot be read.
+    int choice = 3, code = DLI_ERR_UNSUPPORTED;
     std::string why;
     try {
         choice = std::string(provider_for(name, config)->name()) == "posix" ? 1 : 2;
     } catch (const Error &e) {
         why = e.what();
+        code = e.code();
     }
     int range[2] = {-choice, choice};
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce");
-    if (choice == 3) throw Error(DLI_ERR_UNSUPPORTED, why);
+    if (choice == 3) throw Error(code, why);
     if (-range[0] != range[1])
         throw Error(DLI_ERR_ARG, name + ": the ranks do not agree which storage holds it");
     bool local = choice == 1;

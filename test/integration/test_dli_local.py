@@ -228,3 +228,13 @@ def test_malformed_maps_name_the_line(query, tmp_path, text, line, words):
     code, answers = query(["--init", "--hint", f"dli_map_file={path}", "/x"], [{}])
     assert code == 3 and errors_of(answers) == {0: DLI_ERR["MAP"]}
     assert f"{path}:{line}: " in answers[0]["message"] and words in answers[0]["message"], answers[0]["message"]
+
+
+def test_load_keeps_the_map_error_on_every_rank(query, tmp_path):
+    # DLI_Load chooses the provider collectively; a malformed map must still read as
+    # DLI_ERR_MAP with the map's line, not as "no provider".
+    path = tmp_path / "bad.map"
+    path.write_bytes(b"dli-map 1\nfile /x\n0 ten a\n")
+    code, answers = query(["--init", "--load", "--hint", f"dli_map_file={path}", "/x"], [{}, {}])
+    assert code == 3 and errors_of(answers) == {0: DLI_ERR["MAP"], 1: DLI_ERR["MAP"]}
+    assert f"{path}:3: " in answers[0]["message"], answers[0]["message"]
