@@ -56,8 +56,8 @@ int DLI_map_process_chunks(const char *file, const char *process, DLI_Chunk_list
         std::string name = checked_name(file, "file is NULL or empty");
         std::string host = checked_name(process, "process is NULL or empty");
         require(chunks != nullptr, "chunks is NULL");
-        dli::ChunkTable table = dli::Session::get().table(name);
-        *chunks = dli::pack_chunk_list(table, dli::chunks_local_to(table, host));
+        auto table = dli::Session::get().table(name);
+        *chunks = dli::pack_chunk_list(*table, dli::chunks_local_to(*table, host));
     });
 }
 
@@ -66,7 +66,7 @@ int DLI_map_chunks_process(const char *file, const char **processes, DLI_Chunk_m
         std::string name = checked_name(file, "file is NULL or empty");
         std::vector<std::string> hosts = process_list(processes);
         require(map != nullptr, "map is NULL");
-        *map = dli::pack_chunk_map(dli::Session::get().table(name), hosts);
+        *map = dli::pack_chunk_map(*dli::Session::get().table(name), hosts);
     });
 }
 
@@ -77,7 +77,7 @@ int DLI_map_Dprocess_Dchunks(const char *directory, const char **processes, DLI_
         require(map != nullptr, "map is NULL");
         dli::Session &session = dli::Session::get();
         std::vector<dli::ChunkTable> tables;
-        for (const std::string &file : session.list_directory(name)) tables.push_back(session.table(file));
+        for (const std::string &file : session.list_directory(name)) tables.push_back(*session.table(file));
         *map = dli::pack_directory_map(name, tables, hosts);
     });
 }
@@ -87,7 +87,7 @@ int DLI_get_total_chunks(const char *file, const char *process, int *count) {
         std::string name = checked_name(file, "file is NULL or empty");
         std::string host = checked_name(process, "process is NULL or empty");
         require(count != nullptr, "count is NULL");
-        *count = static_cast<int>(dli::chunks_local_to(dli::Session::get().table(name), host).size());
+        *count = static_cast<int>(dli::chunks_local_to(*dli::Session::get().table(name), host).size());
     });
 }
 
@@ -96,7 +96,8 @@ int DLI_get_data_percentage(const char *file, const char *process, double *perce
         std::string name = checked_name(file, "file is NULL or empty");
         std::string host = checked_name(process, "process is NULL or empty");
         require(percentage != nullptr, "percentage is NULL");
-        dli::ChunkTable table = dli::Session::get().table(name);
+        auto shared = dli::Session::get().table(name);
+        const dli::ChunkTable &table = *shared;
         int64_t local = 0;
         for (int i : dli::chunks_local_to(table, host)) local += table.chunks[static_cast<size_t>(i)].length;
         // An empty file has no bytes to be away from: all of it is local.
@@ -110,7 +111,8 @@ int DLI_check_data(const char *file, const size_t *offset, bool *local) {
         std::string name = checked_name(file, "file is NULL or empty");
         require(offset != nullptr, "offset is NULL");
         require(local != nullptr, "local is NULL");
-        dli::ChunkTable table = dli::Session::get().table(name);
+        auto shared = dli::Session::get().table(name);
+        const dli::ChunkTable &table = *shared;
         if (*offset >= static_cast<uint64_t>(table.file_size))
             throw Error(DLI_ERR_ARG, name + ": offset " + std::to_string(*offset) + " is past the end (" +
                                          std::to_string(table.file_size) + " bytes)");

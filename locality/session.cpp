@@ -246,18 +246,18 @@ void Session::load(const std::string &name) {
     if (-range[0] != range[1])
         throw Error(DLI_ERR_ARG, name + ": the ranks do not agree which storage holds it");
     bool local = choice == 1;
-    ChunkTable table = local ? load_posix(name, config) : load_from_root(name, config);
+    auto table = std::make_shared<const ChunkTable>(local ? load_posix(name, config) : load_from_root(name, config));
     std::lock_guard<std::mutex> hold(mutex_);
     loaded_[name] = std::move(table);
 }
 
-ChunkTable Session::table(const std::string &name) {
+std::shared_ptr<const ChunkTable> Session::table(const std::string &name) {
     {
         std::lock_guard<std::mutex> hold(mutex_);
         auto found = loaded_.find(name);
         if (found != loaded_.end()) return found->second;
     }
-    return provider_for(name, config())->chunks(name);
+    return std::make_shared<const ChunkTable>(provider_for(name, config())->chunks(name));
 }
 
 std::vector<std::string> Session::list_directory(const std::string &name) {

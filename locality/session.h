@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -23,8 +24,9 @@ public:
     void finalize();                            // collective
 
     Config config();
-    // NAME's table: the loaded one, else asked of its provider now.
-    ChunkTable table(const std::string &name);
+    // NAME's table: the loaded one (shared, not copied: DLI_check_data is called per
+    // chunk on tables of 100,000 chunks), else asked of its provider now.
+    std::shared_ptr<const ChunkTable> table(const std::string &name);
     std::vector<std::string> list_directory(const std::string &name);
 
 private:
@@ -38,7 +40,7 @@ private:
     Config config_;
     MPI_Comm comm_ = MPI_COMM_NULL;
     std::vector<std::string> rank_hosts_;       // per rank of comm_
-    std::map<std::string, ChunkTable> loaded_;
+    std::map<std::string, std::shared_ptr<const ChunkTable>> loaded_;
 };
 
 // Wire form of a chunk table (DLI_Load's broadcast).
