@@ -205,8 +205,12 @@ int map_access(AtomicFile &file, MPI_Offset offset, MPI_Offset bytes, const Acce
         return error_code(rc, "'" + file.filename + "': the access does not fit in the file");
     map.pieces.resize(static_cast<size_t>(n));
     MPI_Offset covered = 0;
-    for (const piox_extent &piece : map.pieces)
+    map.piece_length = n > 0 ? map.pieces.front().length : 0;
+    for (const piox_extent &piece : map.pieces) {
         covered += piece.length;
+        if (piece.length != map.piece_length)
+            map.piece_length = 0;
+    }
     map.exact = covered == bytes;  // coarsening adds bytes
     map.locks = map.pieces;
     int kept = 0;

@@ -43,6 +43,7 @@ struct AccessMap {
     MPI_Offset offset = 0, bytes = 0;
     std::vector<piox_extent> pieces;  // sorted (for a filetype, also stream order)
     bool exact = false;               // pieces are exactly the access's bytes
+    MPI_Offset piece_length = 0;      // the length every piece has, or 0 if they differ
     std::vector<piox_extent> locks;   // pieces, coarsened to what a lock request holds
 };
 

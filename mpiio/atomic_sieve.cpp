@@ -10,7 +10,6 @@
 #include <string>
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace piox::mpiio {
@@ -70,18 +69,57 @@ const AccessMap *sieve_plan(AtomicFile &file, Direction direction, MPI_Offset of
     return worth ? map : nullptr;
 }
 
-// Copies between the packed stream and the span buffer, piece by piece.
-void move_pieces(AtomicFile &file, const AccessMap &map, const piox_extent &span, bool into_span)
+// Copies every piece between the packed stream and the span buffer. Pieces of one
+// small fixed size (a strided view of ints or doubles) are copied with a constant
+// length, which the compiler turns into a load and a store: a call to memcpy per
+// 4-byte piece costs several times the copy itself.
+template <size_t Length>
+void move_fixed(const AccessMap &map, char *span, MPI_Offset span_offset, char *stream,
+                bool into_span)
 {
-    char *stream = file.sieve_stream.data();
     for (const piox_extent &piece : map.pieces) {
-        char *in_span = file.sieve_span.data() + (piece.offset - span.offset);
-        if (into_span)
-            std::memcpy(in_span, stream, static_cast<size_t>(piece.length));
-        else
-            std::memcpy(stream, in_span, static_cast<size_t>(piece.length));
-        stream += piece.length;
+        char *in_span = span + (piece.offset - span_offset);
+        std::memcpy(into_span ? in_span : stream, into_span ? stream : in_span, Length);
+        stream += Length;
     }
+}
+
+void move_pieces(const AccessMap &map, char *span, MPI_Offset span_offset, char *stream,
+                 bool into_span)
+{
+    switch (map.piece_length) {
+    case 4:
+        return move_fixed<4>(map, span, span_offset, stream, into_span);
+    case 8:
+        return move_fixed<8>(map, span, span_offset, stream, into_span);
+    case 16:
+        return move_fixed<16>(map, span, span_offset, stream, into_span);
+    default:
+        break;
+    }
+    for (const piox_extent &piece : map.pieces) {
+        char *in_span = span + (piece.offset - span_offset);
+        const size_t length = static_cast<size_t>(piece.length);
+        std::memcpy(into_span ? in_span : stream, into_span ? stream : in_span, length);
+        stream += length;
+    }
+}
+
+// The start of count x datatype's bytes in buf when they are one block in stream
+// order (the usual case: an array of a predefined type), else nullptr: then they go
+// through a packed copy. Only predefined types qualify: a derived type without holes
+// may still list its pieces out of address order.
+char *contiguous_data(void *buf, int count, MPI_Datatype datatype, MPI_Count size)
+{
+    int integers = 0, addresses = 0, datatypes = 0, combiner = 0;
+    MPI_Count lb = 0, extent = 0;
+    if (PMPI_Type_get_envelope(datatype, &integers, &addresses, &datatypes, &combiner) !=
+            MPI_SUCCESS ||
+        combiner != MPI_COMBINER_NAMED ||
+        PMPI_Type_get_extent_x(datatype, &lb, &extent) != MPI_SUCCESS)
+        return nullptr;
+    const bool contiguous = lb == 0 && extent == size;  // MPI_SHORT_INT has a hole
+    return contiguous ? static_cast<char *>(buf) : nullptr;
 }
 
 int io_error(AtomicFile &file, const char *what)
@@ -123,11 +161,18 @@ bool sieved_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, v
     if (plan == nullptr)
         return false;
 
-    file.sieve_stream.resize(static_cast<size_t>(bytes));
+    // The access's bytes in stream order: the user's buffer itself, or a packed copy.
+    char *stream = contiguous_data(buf, count, datatype, size);
+    const bool packed = stream == nullptr;
+    if (packed) {
+        file.sieve_stream.resize(static_cast<size_t>(bytes));
+        stream = file.sieve_stream.data();
+    }
     int position = 0;
-    if (write && (PMPI_Pack(buf, count, datatype, file.sieve_stream.data(), static_cast<int>(bytes),
-                            &position, MPI_COMM_SELF) != MPI_SUCCESS ||
-                  position != bytes))
+    if (write && packed &&
+        (PMPI_Pack(buf, count, datatype, stream, static_cast<int>(bytes), &position,
+                   MPI_COMM_SELF) != MPI_SUCCESS ||
+         position != bytes))
         return false;
     // A write locks the whole span it rewrites; a read only the bytes it keeps.
     *rc = write ? piox_lock_acquire(file.lock, PIOX_LOCK_WRITE, &span, 1)
@@ -137,18 +182,17 @@ bool sieved_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, v
         *rc = raise_code(file.fh, *rc);
         return true;
     }
-    struct stat st {};
-    if (!write && (fstat(file.sieve_fd, &st) != 0 || st.st_size < span.offset + span.length)) {
-        piox_lock_release(file.lock);
-        return false;  // reaches past the end: the library counts what a short read got
-    }
     file.sieve_span.resize(static_cast<size_t>(span.length));
     MPI_Offset done = 0;
     bool ok = transfer_all(file.sieve_fd, file.sieve_span.data(), span.length, span.offset, false,
                            &done);
+    if (ok && !write && done < span.length) {
+        piox_lock_release(file.lock);
+        return false;  // reaches past the end: the library counts what a short read got
+    }
     if (ok && write) {
         std::memset(file.sieve_span.data() + done, 0, static_cast<size_t>(span.length - done));
-        move_pieces(file, *plan, span, true);
+        move_pieces(*plan, file.sieve_span.data(), span.offset, stream, true);
         ok = transfer_all(file.sieve_fd, file.sieve_span.data(), span.length, span.offset, true,
                           &done);
     }
@@ -158,10 +202,11 @@ bool sieved_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, v
         return true;
     }
     if (!write) {
-        move_pieces(file, *plan, span, false);
+        move_pieces(*plan, file.sieve_span.data(), span.offset, stream, false);
         position = 0;
-        PMPI_Unpack(file.sieve_stream.data(), static_cast<int>(bytes), &position, buf, count,
-                    datatype, MPI_COMM_SELF);
+        if (packed)
+            PMPI_Unpack(stream, static_cast<int>(bytes), &position, buf, count, datatype,
+                        MPI_COMM_SELF);
     }
     if (status != MPI_STATUS_IGNORE)
         PMPI_Status_set_elements_x(status, MPI_BYTE, bytes);
