@@ -69,18 +69,28 @@ const AccessMap *sieve_plan(AtomicFile &file, Direction direction, MPI_Offset of
     return worth ? map : nullptr;
 }
 
-// Copies every piece between the packed stream and the span buffer. Pieces of one
+// How long each piece is: its own length, or one known at compile time. Pieces of one
 // small fixed size (a strided view of ints or doubles) are copied with a constant
 // length, which the compiler turns into a load and a store: a call to memcpy per
 // 4-byte piece costs several times the copy itself.
+struct OwnLength {
+    size_t operator()(const piox_extent &piece) const { return static_cast<size_t>(piece.length); }
+};
 template <size_t Length>
-void move_fixed(const AccessMap &map, char *span, MPI_Offset span_offset, char *stream,
-                bool into_span)
+struct FixedLength {
+    size_t operator()(const piox_extent &) const { return Length; }
+};
+
+// Copies every piece between the stream (the access's bytes in order) and the span.
+template <typename PieceLength>
+void move_each(const AccessMap &map, char *span, MPI_Offset span_offset, char *stream,
+               bool into_span, PieceLength length_of)
 {
     for (const piox_extent &piece : map.pieces) {
         char *in_span = span + (piece.offset - span_offset);
-        std::memcpy(into_span ? in_span : stream, into_span ? stream : in_span, Length);
-        stream += Length;
+        const size_t length = length_of(piece);
+        std::memcpy(into_span ? in_span : stream, into_span ? stream : in_span, length);
+        stream += length;
     }
 }
 
@@ -89,27 +99,21 @@ void move_pieces(const AccessMap &map, char *span, MPI_Offset span_offset, char 
 {
     switch (map.piece_length) {
     case 4:
-        return move_fixed<4>(map, span, span_offset, stream, into_span);
+        return move_each(map, span, span_offset, stream, into_span, FixedLength<4>());
     case 8:
-        return move_fixed<8>(map, span, span_offset, stream, into_span);
+        return move_each(map, span, span_offset, stream, into_span, FixedLength<8>());
     case 16:
-        return move_fixed<16>(map, span, span_offset, stream, into_span);
+        return move_each(map, span, span_offset, stream, into_span, FixedLength<16>());
     default:
-        break;
-    }
-    for (const piox_extent &piece : map.pieces) {
-        char *in_span = span + (piece.offset - span_offset);
-        const size_t length = static_cast<size_t>(piece.length);
-        std::memcpy(into_span ? in_span : stream, into_span ? stream : in_span, length);
-        stream += length;
+        return move_each(map, span, span_offset, stream, into_span, OwnLength());
     }
 }
 
-// The start of count x datatype's bytes in buf when they are one block in stream
-// order (the usual case: an array of a predefined type), else nullptr: then they go
-// through a packed copy. Only predefined types qualify: a derived type without holes
-// may still list its pieces out of address order.
-char *contiguous_data(void *buf, int count, MPI_Datatype datatype, MPI_Count size)
+// The start of the access's bytes in buf when they are one block in stream order
+// (the usual case: an array of a predefined type), else nullptr: then they go through
+// a packed copy. Only predefined types qualify: a derived type without holes may still
+// list its pieces out of address order.
+char *contiguous_data(void *buf, MPI_Datatype datatype, MPI_Count size)
 {
     int integers = 0, addresses = 0, datatypes = 0, combiner = 0;
     MPI_Count lb = 0, extent = 0;
@@ -162,7 +166,7 @@ bool sieved_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, v
         return false;
 
     // The access's bytes in stream order: the user's buffer itself, or a packed copy.
-    char *stream = contiguous_data(buf, count, datatype, size);
+    char *stream = contiguous_data(buf, datatype, size);
     const bool packed = stream == nullptr;
     if (packed) {
         file.sieve_stream.resize(static_cast<size_t>(bytes));
