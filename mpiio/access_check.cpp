@@ -1,14 +1,15 @@
-// Argument checks for shared-pointer accesses: see access_check.h.
+// Argument checks for pointer-moving accesses: see access_check.h.
 #include "access_check.h"
 
 #include "errors.h"
 
+#include <limits>
 #include <string>
 
 namespace piox::mpiio {
 
-int check_access(const SfpFile &file, const char *routine, Direction direction, int count,
-                 MPI_Datatype datatype, MPI_Offset *etypes)
+int check_access(const OpenFile &file, const char *routine, Direction direction,
+                 MPI_Count count, MPI_Datatype datatype, MPI_Offset *etypes)
 {
     *etypes = 0;
     // The message is built only when there is an error to report: this runs on every call.
@@ -24,7 +25,10 @@ int check_access(const SfpFile &file, const char *routine, Direction direction, 
     MPI_Count size = 0;
     if (PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS || size == MPI_UNDEFINED)
         return error_code(MPI_ERR_TYPE, where() + "invalid datatype");
-    const MPI_Count bytes = size * static_cast<MPI_Count>(count);
+    if (size > 0 && count > std::numeric_limits<MPI_Count>::max() / size)
+        return error_code(MPI_ERR_COUNT, where() + "count " + std::to_string(count) +
+                                             " is past the largest file");
+    const MPI_Count bytes = size * count;
     if (bytes % file.etype_size != 0)
         return error_code(MPI_ERR_TYPE, where() + "the access is " + std::to_string(bytes) +
                                             " bytes, not a whole number of " +

@@ -3,9 +3,11 @@
 
 #include "atomic_sieve.h"
 #include "errors.h"
+#include "lockless.h"
 #include "piox_log.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace piox::mpiio {
 namespace {
@@ -57,14 +59,13 @@ int create_lock(AtomicFile &file)
 // bytes of other processes included, protected only by its own fcntl lock. Under
 // piox's exact range locks that would write stale copies over bytes another process
 // is writing at the same time (a contiguous write takes no fcntl lock), so atomic
-// mode turns it off, and restores the file's setting when it ends. Collective, as
-// MPI_File_set_info is.
+// mode turns it off, and restores the file's setting when it ends. Another library's
+// hints are left alone (lockless.h), so that MPI_File_get_info reports no override
+// that did not happen. Collective, as MPI_File_set_info is.
 int set_write_sieving(AtomicFile &file, bool atomic)
 {
-    MPI_Info info = MPI_INFO_NULL;
-    int rc = PMPI_Info_create(&info);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    if (!library_is_romio())
+        return MPI_SUCCESS;
     if (atomic) {
         MPI_Info current = MPI_INFO_NULL;
         char value[MPI_MAX_INFO_VAL + 1] = {};
@@ -73,8 +74,14 @@ int set_write_sieving(AtomicFile &file, bool atomic)
             PMPI_Info_get(current, "romio_ds_write", MPI_MAX_INFO_VAL, value, &found);
             PMPI_Info_free(&current);
         }
-        file.saved_ds_write = found ? value : "automatic";
+        file.saved_ds_write = found ? value : "";
     }
+    if (file.saved_ds_write.empty())
+        return MPI_SUCCESS;
+    MPI_Info info = MPI_INFO_NULL;
+    int rc = PMPI_Info_create(&info);
+    if (rc != MPI_SUCCESS)
+        return rc;
     rc = PMPI_Info_set(info, "romio_ds_write", atomic ? "disable" : file.saved_ds_write.c_str());
     if (rc == MPI_SUCCESS)
         rc = PMPI_File_set_info(file.fh, info);
@@ -108,8 +115,6 @@ int attach(MPI_File fh, MPI_Comm comm, const char *filename, int amode, bool loc
 
 int detach(AtomicFile &file)
 {
-    if (file.split_active)
-        piox_warn("'%s' closed with a split collective outstanding", file.filename.c_str());
     int rc = MPI_SUCCESS;
     if (file.view != nullptr)
         piox_view_free(&file.view);
@@ -127,7 +132,7 @@ void view_changed(AtomicFile &file)
         piox_view_free(&file.view);
 }
 
-int File_set_atomicity(AtomicFile &file, int flag)
+int set_atomicity(AtomicFile &file, int flag)
 {
     // Collective, and the flag must be the same everywhere (MPI-3.1 13.6.1): check,
     // so that processes never disagree on whether to lock.
@@ -155,7 +160,7 @@ int File_set_atomicity(AtomicFile &file, int flag)
     return MPI_SUCCESS;
 }
 
-int File_get_atomicity(AtomicFile &file, int *flag)
+int get_atomicity(const AtomicFile &file, int *flag)
 {
     if (flag == nullptr)
         return raise_error(file.fh, MPI_ERR_ARG, "MPI_File_get_atomicity: flag is NULL");
@@ -163,7 +168,7 @@ int File_get_atomicity(AtomicFile &file, int *flag)
     return MPI_SUCCESS;
 }
 
-int lock_access(AtomicFile &file, Direction direction, MPI_Offset offset, int count,
+int lock_access(AtomicFile &file, Direction direction, MPI_Offset offset, MPI_Count count,
                 MPI_Datatype datatype)
 {
     if (count < 0)
@@ -176,6 +181,9 @@ int lock_access(AtomicFile &file, Direction direction, MPI_Offset offset, int co
     if (offset < 0)
         return error_code(MPI_ERR_ARG, "'" + file.filename + "': negative offset " +
                                            std::to_string(offset));
+    if (size > 0 && count > std::numeric_limits<MPI_Offset>::max() / size)
+        return error_code(MPI_ERR_COUNT, "'" + file.filename + "': count " +
+                                             std::to_string(count) + " is past the largest file");
     const AccessMap *map = nullptr;
     int rc = map_access(file, offset, static_cast<MPI_Offset>(size) * count, &map);
     if (rc != MPI_SUCCESS)

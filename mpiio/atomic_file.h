@@ -20,7 +20,7 @@
 #ifndef PIOX_MPIIO_ATOMIC_FILE_H
 #define PIOX_MPIIO_ATOMIC_FILE_H
 
-#include "access_check.h"
+#include "access_kind.h"
 #include "piox_lock.h"
 #include "piox_view.h"
 
@@ -64,9 +64,9 @@ struct AtomicFile {
     bool sieve_writes = false;  // it was opened for writing
     AccessMap last_access;      // see map_access
     std::vector<char> sieve_stream, sieve_span;
-    std::string saved_ds_write;  // the library's write sieving hint before atomic mode
-    bool split_active = false;  // a split collective begun in atomic mode
-    MPI_Status split_status{};
+    // The library's write sieving hint before atomic mode; empty when the library
+    // has no such hint (it is not ROMIO) and atomic mode leaves its hints alone.
+    std::string saved_ds_write;
 };
 
 // Collective over comm, right after the library opened fh (duplicates comm).
@@ -86,8 +86,9 @@ int detach(AtomicFile &file);
 // After every MPI_File_set_view: the flattened view is stale.
 void view_changed(AtomicFile &file);
 
-int File_set_atomicity(AtomicFile &file, int flag);
-int File_get_atomicity(AtomicFile &file, int *flag);
+// MPI_File_set_atomicity and MPI_File_get_atomicity.
+int set_atomicity(AtomicFile &file, int flag);
+int get_atomicity(const AtomicFile &file, int *flag);
 
 // Flattens the current view if it is not yet (file.view, file.native).
 int current_view(AtomicFile &file);
@@ -98,15 +99,15 @@ int map_access(AtomicFile &file, MPI_Offset offset, MPI_Offset bytes, const Acce
 
 // Takes the locks for an access of count items of datatype starting at offset
 // (etypes of the current view). Errors are returned, not raised.
-int lock_access(AtomicFile &file, Direction direction, MPI_Offset offset, int count,
+int lock_access(AtomicFile &file, Direction direction, MPI_Offset offset, MPI_Count count,
                 MPI_Datatype datatype);
 int unlock_access(AtomicFile &file);
 
 // Runs io() (a blocking transfer) with the access locked. io's own error has been
 // reported by the library already; a locking error is raised here.
 template <typename Io>
-int with_access_locked(AtomicFile &file, Direction direction, MPI_Offset offset, int count,
-                       MPI_Datatype datatype, Io io);
+int with_access_locked(AtomicFile &file, Direction direction, MPI_Offset offset,
+                       MPI_Count count, MPI_Datatype datatype, Io io);
 
 }  // namespace piox::mpiio
 
@@ -114,7 +115,7 @@ int with_access_locked(AtomicFile &file, Direction direction, MPI_Offset offset,
 
 template <typename Io>
 int piox::mpiio::with_access_locked(AtomicFile &file, Direction direction, MPI_Offset offset,
-                                    int count, MPI_Datatype datatype, Io io)
+                                    MPI_Count count, MPI_Datatype datatype, Io io)
 {
     int rc = lock_access(file, direction, offset, count, datatype);
     if (rc != MPI_SUCCESS)

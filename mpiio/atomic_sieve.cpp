@@ -2,6 +2,7 @@
 #include "atomic_sieve.h"
 
 #include "errors.h"
+#include "next.h"
 #include "piox_fsprobe.h"
 
 #include <cerrno>
@@ -126,6 +127,16 @@ char *contiguous_data(void *buf, MPI_Datatype datatype, MPI_Count size)
     return contiguous ? static_cast<char *>(buf) : nullptr;
 }
 
+// An I/O monitor preloaded after libpiox defines MPI_File_write_at; the library's
+// own is an alias of its PMPI_File_write_at (MPICH and Open MPI alike).
+bool a_monitor_follows()
+{
+    static const bool follows =
+        reinterpret_cast<void *>(PIOX_NEXT_ROUTINE(File_write_at)) !=
+        reinterpret_cast<void *>(&PMPI_File_write_at);
+    return follows;
+}
+
 int io_error(AtomicFile &file, const char *what)
 {
     return raise_error(file.fh, MPI_ERR_IO, std::string("atomic-mode ") + what + " of '" +
@@ -149,14 +160,22 @@ void close_sieve_descriptor(AtomicFile &file)
     file.sieve_fd = -1;
 }
 
+int sync_sieve_descriptor(AtomicFile &file)
+{
+    if (!file.sieve_writes || fdatasync(file.sieve_fd) == 0)
+        return MPI_SUCCESS;
+    return io_error(file, "sync");
+}
+
 bool sieved_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, void *buf,
-                     int count, MPI_Datatype datatype, MPI_Status *status, int *rc)
+                     MPI_Count count, MPI_Datatype datatype, MPI_Status *status, int *rc)
 {
     const bool write = direction == Direction::write;
     MPI_Count size = 0;
     if (file.sieve_fd < 0 || (write && !file.sieve_writes) || count <= 0 || offset < 0 ||
+        a_monitor_follows() ||
         datatype == MPI_DATATYPE_NULL || PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS ||
-        size <= 0 || size * count > kMaxSpan || current_view(file) != MPI_SUCCESS ||
+        size <= 0 || count > kMaxSpan / size || current_view(file) != MPI_SUCCESS ||
         !file.native)
         return false;
     const MPI_Offset bytes = static_cast<MPI_Offset>(size) * count;
@@ -174,8 +193,8 @@ bool sieved_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, v
     }
     int position = 0;
     if (write && packed &&
-        (PMPI_Pack(buf, count, datatype, stream, static_cast<int>(bytes), &position,
-                   MPI_COMM_SELF) != MPI_SUCCESS ||
+        (PMPI_Pack(buf, static_cast<int>(count), datatype, stream, static_cast<int>(bytes),
+                   &position, MPI_COMM_SELF) != MPI_SUCCESS ||
          position != bytes))
         return false;
     // A write locks the whole span it rewrites; a read only the bytes it keeps.
@@ -209,8 +228,8 @@ bool sieved_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, v
         move_pieces(*plan, file.sieve_span.data(), span.offset, stream, false);
         position = 0;
         if (packed)
-            PMPI_Unpack(stream, static_cast<int>(bytes), &position, buf, count, datatype,
-                        MPI_COMM_SELF);
+            PMPI_Unpack(stream, static_cast<int>(bytes), &position, buf,
+                        static_cast<int>(count), datatype, MPI_COMM_SELF);
     }
     if (status != MPI_STATUS_IGNORE)
         PMPI_Status_set_elements_x(status, MPI_BYTE, bytes);

@@ -7,7 +7,6 @@ namespace {
 int query(void *extra_state, MPI_Status *status)
 {
     *status = *static_cast<MPI_Status *>(extra_state);
-    PMPI_Status_set_cancelled(status, 0);
     return MPI_SUCCESS;
 }
 
@@ -23,7 +22,12 @@ int cancel(void *, int) { return MPI_SUCCESS; }  // complete already: nothing to
 
 int completed_request(const MPI_Status &status, MPI_Request *request)
 {
+    // Every field the program may read is set: the transfer's count, not cancelled,
+    // and MPI_ERROR, which the library's blocking routines leave untouched and Open
+    // MPI's MPI_Wait returns as its own result for a generalized request.
     auto *stored = new MPI_Status(status);
+    stored->MPI_ERROR = MPI_SUCCESS;
+    PMPI_Status_set_cancelled(stored, 0);
     int rc = PMPI_Grequest_start(query, release, cancel, stored, request);
     if (rc != MPI_SUCCESS) {
         delete stored;

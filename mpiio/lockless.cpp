@@ -32,7 +32,7 @@ int file_is_lockless(MPI_Comm comm, const char *filename, LocklessPolicy policy,
 int info_for_lockless(MPI_Info info, MPI_Info *out)
 {
     int rc = info == MPI_INFO_NULL ? PMPI_Info_create(out) : PMPI_Info_dup(info, out);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS || !library_is_romio())
         return rc;
     char value[MPI_MAX_INFO_VAL + 1] = {};
     int found = 0;

@@ -23,6 +23,18 @@ int file_is_lockless(MPI_Comm comm, const char *filename, LocklessPolicy policy,
 // library from locking. Free it with MPI_Info_free.
 int info_for_lockless(MPI_Info info, MPI_Info *out);
 
+// The library's MPI-IO is ROMIO, whose romio_* hints piox sets: MPICH's. Open MPI's
+// default, OMPIO, has no such hints, and piox leaves its hints alone (under Open
+// MPI's optional romio321 component piox does not turn ROMIO's sieving off).
+constexpr bool library_is_romio()
+{
+#ifdef MPICH_VERSION
+    return true;
+#else
+    return false;
+#endif
+}
+
 }  // namespace piox::mpiio
 
 #endif

@@ -122,25 +122,49 @@ int file_config(MPI_Comm comm, MPI_Info info, FileConfig *config)
         });
     }
     // Agreement: each setting's maximum and the maximum of its negation.
-    constexpr int n = 6;
-    const int mine[n] = {config->sfp,
-                         static_cast<int>(config->sfp_options.transport),
-                         config->sfp_options.collective_ordered_io,
-                         config->atomic,
-                         static_cast<int>(config->atomic_options.lock),
-                         static_cast<int>(config->lockless)};
-    int bounds[2 * n], all[2 * n];
+    const auto mine = knob_values(*config);
+    const int n = static_cast<int>(mine.size());
+    std::vector<int> bounds(2 * n), all(2 * n);
     for (int i = 0; i < n; i++) {
-        bounds[i] = mine[i];
-        bounds[n + i] = -mine[i];
+        bounds[i] = mine[i].second;
+        bounds[n + i] = -mine[i].second;
     }
-    int rc = PMPI_Allreduce(bounds, all, 2 * n, MPI_INT, MPI_MAX, comm);
+    int rc = PMPI_Allreduce(bounds.data(), all.data(), 2 * n, MPI_INT, MPI_MAX, comm);
     if (rc != MPI_SUCCESS)
         return rc;
     for (int i = 0; i < n; i++)
         if (all[i] != -all[n + i])
             return MPI_ERR_NOT_SAME;
     return MPI_SUCCESS;
+}
+
+int config_after_open(MPI_Info info, FileConfig *config, std::string *message)
+{
+    int rc = MPI_SUCCESS;
+    if (info == MPI_INFO_NULL)
+        return rc;
+    for_each_file_knob(config, [&](const char *hint, const char *, auto parse, auto *value,
+                                   const char *expected) {
+        char text[MPI_MAX_INFO_VAL + 1] = {};
+        int found = 0;
+        if (rc != MPI_SUCCESS ||
+            PMPI_Info_get(info, hint, MPI_MAX_INFO_VAL, text, &found) != MPI_SUCCESS || !found)
+            return;
+        if (!parse(text, value)) {
+            rc = MPI_ERR_INFO_VALUE;
+            *message = std::string("hint ") + hint + "=\"" + text + "\": expected " + expected;
+        }
+    });
+    return rc;
+}
+
+std::vector<std::pair<const char *, int>> knob_values(const FileConfig &config)
+{
+    std::vector<std::pair<const char *, int>> values;
+    FileConfig copy = config;  // for_each_file_knob hands out pointers it may write through
+    for_each_file_knob(&copy, [&](const char *hint, const char *, auto, auto *value,
+                                  const char *) { values.emplace_back(hint, static_cast<int>(*value)); });
+    return values;
 }
 
 }  // namespace piox::shim

@@ -10,6 +10,10 @@
 
 #include <mpi.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace piox::shim {
 
 struct FileConfig {
@@ -32,6 +36,13 @@ const JobConfig &job_config();
 // MPI_ERR_NOT_SAME on every process when the result differs between processes,
 // since the processes must agree on how the file is managed.
 int file_config(MPI_Comm comm, MPI_Info info, FileConfig *config);
+
+// For MPI_File_set_info: info's piox_* hints over *config. A value that is not one
+// of its knob's spellings is MPI_ERR_INFO_VALUE, with *message naming the hint.
+int config_after_open(MPI_Info info, FileConfig *config, std::string *message);
+
+// Every per-file knob's hint and value (as an int), in one order.
+std::vector<std::pair<const char *, int>> knob_values(const FileConfig &config);
 
 }  // namespace piox::shim
 

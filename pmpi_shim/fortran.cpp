@@ -119,7 +119,10 @@ struct Entry<CRoutine, Length, TypeList<C...>, TypeList<L...>> {
 // PIOX_FORTRAN_NAMES_File_open expands to `file_open, FILE_OPEN` first.
 #define PIOX_FORTRAN_EXPAND(macro, ...) macro(__VA_ARGS__)
 
+// Open MPI 4.1 has no large-count (_c) routines: a PIOX_COUNTED line gives one.
 #define PIOX_ROUTINE(part, name, params, args)                                             \
     PIOX_FORTRAN_EXPAND(PIOX_FORTRAN_ENTRY_POINTS, name, PIOX_FORTRAN_NAMES_##name)
+#define PIOX_COUNTED PIOX_ROUTINE
 #include "routines.def"
 #undef PIOX_ROUTINE
+#undef PIOX_COUNTED

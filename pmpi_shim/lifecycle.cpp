@@ -17,18 +17,49 @@ namespace {
 // Collective: frees what each part of piox keeps for the file.
 void release_parts(FileRecord &record)
 {
+    mpiio::OpenFile &file = record.file;
     const char *name = record.filename();
-    if (record.sfp != nullptr && mpiio::detach(*record.sfp) != MPI_SUCCESS)
+    if (file.split.kind != mpiio::SplitKind::none)
+        piox_warn("'%s' closed with a split collective outstanding", name);  // erroneous
+    if (file.sfp != nullptr && mpiio::detach(*file.sfp) != MPI_SUCCESS)
         piox_warn("closing '%s': freeing the shared file pointer failed", name);
-    if (record.atomic != nullptr && mpiio::detach(*record.atomic) != MPI_SUCCESS)
+    if (file.atomic != nullptr && mpiio::detach(*file.atomic) != MPI_SUCCESS)
         piox_warn("closing '%s': freeing the atomic-mode locks failed", name);
-    record.sfp.reset();
-    record.atomic.reset();
+    file.sfp.reset();
+    file.atomic.reset();
+}
+
+// Collective: where both pointers start. With MPI_MODE_APPEND, at the end of the
+// file: the view is still the default byte view, so the size in bytes is the
+// position in etypes. Fails on every process when it fails on one.
+int initial_position(MPI_Comm comm, MPI_File fh, int amode, MPI_Offset *position)
+{
+    *position = 0;
+    int rc = (amode & MPI_MODE_APPEND) ? PMPI_File_get_size(fh, position) : MPI_SUCCESS;
+    int ok = rc == MPI_SUCCESS, all_ok = 0;
+    int rc2 = PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
+    return rc != MPI_SUCCESS ? rc : rc2 != MPI_SUCCESS ? rc2 : all_ok ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+// Collective, right after the library opened the file: piox's state of it.
+const char *attach_parts(FileRecord &record, MPI_Comm comm, const FileConfig &config)
+{
+    mpiio::OpenFile &file = record.file;
+    const char *name = file.filename.c_str();
+    if (initial_position(comm, file.fh, file.amode, &file.position) != MPI_SUCCESS)
+        return "cannot find the end of the file for MPI_MODE_APPEND";
+    if (config.sfp &&
+        mpiio::attach(comm, name, file.position, config.sfp_options, &file.sfp) != MPI_SUCCESS)
+        return "cannot create the shared file pointer";
+    if (config.atomic && mpiio::attach(file.fh, comm, name, file.amode, file.lockless,
+                                       config.atomic_options, &file.atomic) != MPI_SUCCESS)
+        return "cannot set up atomic mode";
+    return nullptr;
 }
 
 }  // namespace
 
-int File_open(decltype(&PMPI_File_open) real, MPI_Comm comm, const char *filename, int amode,
+int File_open(decltype(&PMPI_File_open) next, MPI_Comm comm, const char *filename, int amode,
               MPI_Info info, MPI_File *fh)
 {
     // Leave every check of the arguments to the library: an invalid communicator or
@@ -36,7 +67,7 @@ int File_open(decltype(&PMPI_File_open) real, MPI_Comm comm, const char *filenam
     int comm_size = 0;
     if (comm == MPI_COMM_NULL || filename == nullptr || fh == nullptr ||
         PMPI_Comm_size(comm, &comm_size) != MPI_SUCCESS)
-        return real(comm, filename, amode, info, fh);
+        return next(comm, filename, amode, info, fh);
 
     FileConfig config;
     int rc = file_config(comm, info, &config);
@@ -52,13 +83,13 @@ int File_open(decltype(&PMPI_File_open) real, MPI_Comm comm, const char *filenam
         return mpiio::raise_code(MPI_FILE_NULL, rc);
     if (!config.sfp && !config.atomic && !lockless) {
         piox_debug("'%s': left to the MPI library", filename);
-        return real(comm, filename, amode, info, fh);
+        return next(comm, filename, amode, info, fh);
     }
 
     MPI_Info library_info = MPI_INFO_NULL;
     if (lockless && (rc = mpiio::info_for_lockless(info, &library_info)) != MPI_SUCCESS)
         return mpiio::raise_code(MPI_FILE_NULL, rc);
-    rc = real(comm, filename, config.sfp ? mpiio::amode_for_library(amode) : amode,
+    rc = next(comm, filename, config.sfp ? mpiio::amode_for_library(amode) : amode,
               lockless ? library_info : info, fh);
     if (library_info != MPI_INFO_NULL)
         PMPI_Info_free(&library_info);
@@ -66,67 +97,23 @@ int File_open(decltype(&PMPI_File_open) real, MPI_Comm comm, const char *filenam
         return rc;
 
     auto record = std::make_shared<FileRecord>();
-    record->lockless = lockless;
-    const char *failed = nullptr;
-    if (config.sfp &&
-        mpiio::attach(*fh, comm, filename, amode, config.sfp_options, &record->sfp) != MPI_SUCCESS)
-        failed = "cannot create the shared file pointer";
-    if (failed == nullptr && config.atomic &&
-        mpiio::attach(*fh, comm, filename, amode, lockless, config.atomic_options,
-                      &record->atomic) != MPI_SUCCESS)
-        failed = "cannot set up atomic mode";
-    if (failed != nullptr) {
+    record->config = config;
+    mpiio::OpenFile &file = record->file;
+    file.fh = *fh;
+    file.filename = filename;
+    file.amode = amode;
+    file.lockless = lockless;
+    if (const char *failed = attach_parts(*record, comm, config)) {
         release_parts(*record);
         PMPI_File_close(fh);
         return mpiio::raise_error(MPI_FILE_NULL, MPI_ERR_OTHER,
                                   std::string("MPI_File_open of '") + filename + "': " + failed);
     }
-    if (record->sfp != nullptr)
-        record->sfp->atomic = record->atomic.get();  // shared-pointer accesses lock in atomic mode
     file_registry().add(*fh, std::move(record));
     return MPI_SUCCESS;
 }
 
-int File_get_info(decltype(&PMPI_File_get_info) real, FileRecord *record, MPI_File fh,
-                  MPI_Info *info_used)
-{
-    int rc = real(fh, info_used);
-    if (rc != MPI_SUCCESS || record == nullptr)
-        return rc;
-    const mpiio::AtomicFile *atomic = record->atomic.get();
-    const char *lock = atomic == nullptr         ? nullptr
-                       : atomic->lock != nullptr ? piox_lock_kind_name(atomic->lock)
-                       : atomic->options.lock == PIOX_LOCK_RANGE ? "range"
-                                                                 : "mutex";
-    const std::pair<const char *, const char *> hints[] = {
-        {"piox_sfp", record->sfp != nullptr ? "on" : "off"},
-        {"piox_sfp_transport",
-         record->sfp != nullptr ? piox_sfp_transport_name(record->sfp->pointer) : nullptr},
-        {"piox_atomic", atomic != nullptr ? "on" : "off"},
-        {"piox_atomic_lock", lock},
-        {"piox_lockless", record->lockless ? "yes" : "no"}};
-    for (const auto &[key, value] : hints)
-        if (value != nullptr && rc == MPI_SUCCESS)
-            rc = PMPI_Info_set(*info_used, key, value);
-    return rc;
-}
-
-int File_set_view(decltype(&PMPI_File_set_view) real, FileRecord *record, MPI_File fh,
-                  MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
-                  const char *datarep, MPI_Info info)
-{
-    if (record == nullptr)
-        return real(fh, disp, etype, filetype, datarep, info);
-    record->count(Routine::File_set_view);
-    int rc = record->sfp != nullptr
-                 ? mpiio::File_set_view(*record->sfp, disp, etype, filetype, datarep, info)
-                 : real(fh, disp, etype, filetype, datarep, info);
-    if (record->atomic != nullptr)
-        mpiio::view_changed(*record->atomic);
-    return rc;
-}
-
-int File_close(decltype(&PMPI_File_close) real, MPI_File *fh)
+int File_close(decltype(&PMPI_File_close) next, MPI_File *fh)
 {
     std::shared_ptr<FileRecord> record = fh != nullptr ? file_registry().remove(*fh) : nullptr;
     if (record != nullptr) {
@@ -134,10 +121,10 @@ int File_close(decltype(&PMPI_File_close) real, MPI_File *fh)
             print_file_stats(*record);
         release_parts(*record);
     }
-    return real(fh);
+    return next(fh);
 }
 
-int Finalize(decltype(&PMPI_Finalize) real)
+int Finalize(decltype(&PMPI_Finalize) next)
 {
     // Files still open at MPI_Finalize are the program's error. Their windows cannot
     // be freed collectively here (processes may have different files open), so only
@@ -147,7 +134,7 @@ int Finalize(decltype(&PMPI_Finalize) real)
         if (job_config().stats)
             print_file_stats(*record);
     }
-    return real();
+    return next();
 }
 
 }  // namespace piox::shim::lifecycle
@@ -157,7 +144,7 @@ namespace piox::shim {
 int closed_handle_error(Routine routine)
 {
     return mpiio::raise_error(MPI_FILE_NULL, MPI_ERR_FILE,
-                              std::string(kRoutineNames[static_cast<size_t>(routine)]) +
+                              std::string(name_of(routine)) +
                                   ": the file handle belongs to a file that was closed");
 }
 

@@ -1,12 +1,13 @@
 // The per-file state of every file piox manages, keyed by MPI_File handle. A record
-// is added by MPI_File_open (collective) and removed by MPI_File_close; each part of
-// piox keeps its own state in the record. Safe to use from several threads.
+// is added by MPI_File_open (collective) and removed by MPI_File_close; it holds
+// what piox keeps of the file (mpiio/open_file.h: the state of each part) and the
+// statistics. Safe to use from several threads.
 #ifndef PIOX_SHIM_REGISTRY_H
 #define PIOX_SHIM_REGISTRY_H
 
+#include "config.h"
+#include "open_file.h"
 #include "routine.h"
-#include "atomic_file.h"
-#include "sfp_file.h"
 
 #include <mpi.h>
 
@@ -19,15 +20,11 @@
 namespace piox::shim {
 
 struct FileRecord {
-    std::unique_ptr<mpiio::SfpFile> sfp;        // null when the part is off for this file
-    std::unique_ptr<mpiio::AtomicFile> atomic;  // likewise
-    bool lockless = false;  // fcntl locks fail on the file's file system
+    mpiio::OpenFile file;
+    FileConfig config;  // the settings the file was opened with
     std::array<std::atomic<uint64_t>, kRoutineCount> calls{};  // for PIOX_STATS
 
-    const char *filename() const
-    {
-        return sfp != nullptr ? sfp->filename.c_str() : atomic != nullptr ? atomic->filename.c_str() : "?";
-    }
+    const char *filename() const { return file.filename.c_str(); }
 
     void count(Routine routine)
     {

@@ -1,11 +1,15 @@
-// How a wrapped call reaches the part of piox that takes it over (see the `part`
-// column of routines.def). One overload of route() per part.
+// How a wrapped call reaches the part of piox that takes it over (the `part` column
+// of routines.def), or else goes on to the next definition of the routine. One
+// overload of route() per part; each receives the routine (a template argument),
+// its handler, the next routine and the call's arguments.
 #ifndef PIOX_SHIM_ROUTE_H
 #define PIOX_SHIM_ROUTE_H
 
-#include "atomic_file.h"
+#include "data_access.h"
 #include "registry.h"
 #include "routine.h"
+
+#include <memory>
 
 namespace piox::shim {
 
@@ -15,15 +19,16 @@ int closed_handle_error(Routine routine);
 
 struct lifecycle_part {};
 struct record_part {};
+struct pointer_part {};
 struct sfp_part {};
 struct atomicity_part {};
-struct atomic_part {};
+struct offset_part {};
 
-// The shim's own handlers receive the real routine and every argument.
-template <auto Handler, typename Real, typename... Args>
-int route(lifecycle_part, Routine, Real real, Args... args)
+// The shim's own handlers receive the next routine and every argument.
+template <Routine R, typename Handler, typename Next, typename... Args>
+int route(lifecycle_part, Handler handler, Next next, Args... args)
 {
-    return Handler(real, args...);
+    return handler(next, args...);
 }
 
 // fh's record, or null for a file piox does not manage. The handle of a file piox
@@ -37,69 +42,78 @@ inline std::shared_ptr<FileRecord> record_of(MPI_File fh, Routine routine, int *
     return record;
 }
 
-// The shim's handlers that serve every part of a file: the real routine, the file's
+// The shim's handlers that serve every part of a file: the next routine, the file's
 // record (null for files piox does not manage) and every argument.
-template <auto Handler, typename Real, typename... Rest>
-int route(record_part, Routine routine, Real real, MPI_File fh, Rest... rest)
+template <Routine R, typename Handler, typename Next, typename... Rest>
+int route(record_part, Handler handler, Next next, MPI_File fh, Rest... rest)
 {
     int error = MPI_SUCCESS;
-    std::shared_ptr<FileRecord> record = record_of(fh, routine, &error);
-    return error != MPI_SUCCESS ? error : Handler(real, record.get(), fh, rest...);
+    std::shared_ptr<FileRecord> record = record_of(fh, R, &error);
+    return error != MPI_SUCCESS ? error : handler(next, record.get(), fh, rest...);
 }
 
-// The parts of piox::mpiio receive their state of the file and the arguments after
-// the handle. select(record) gives that state, or null when the part leaves this
-// call to the library (which also gets every file piox does not manage).
-template <auto Handler, typename Select, typename Real, typename... Rest>
-int route_to_state(Select select, Routine routine, Real real, MPI_File fh, Rest... rest)
+// Whether the part of piox that owns routine R takes this call on this file.
+template <Routine R>
+bool takes(pointer_part, const mpiio::OpenFile &)
+{
+    return true;  // piox keeps the individual pointer of every file it manages
+}
+template <Routine R>
+bool takes(sfp_part, const mpiio::OpenFile &file)
+{
+    return file.sfp != nullptr;
+}
+template <Routine R>
+bool takes(atomicity_part, const mpiio::OpenFile &file)
+{
+    return file.atomic != nullptr;
+}
+template <Routine R>
+bool takes(offset_part, const mpiio::OpenFile &file)
+{
+    // A split collective's end call is piox's when piox holds one; its begin call,
+    // like the other routines, when piox moves its data (or refuses it).
+    if constexpr (is_split_end(R))
+        return file.split.kind != mpiio::SplitKind::none;
+    else
+        return file.sequential() || mpiio::piox_moves<AccessOf<R>>(file);
+}
+
+// The parts of piox::mpiio receive the file and the arguments after the handle.
+template <Routine R, typename Part, typename Handler, typename Next, typename... Rest>
+int route(Part part, Handler handler, Next next, MPI_File fh, Rest... rest)
 {
     int error = MPI_SUCCESS;
-    std::shared_ptr<FileRecord> record = record_of(fh, routine, &error);
+    std::shared_ptr<FileRecord> record = record_of(fh, R, &error);
     if (error != MPI_SUCCESS)
         return error;
-    auto *state = record != nullptr ? select(*record) : nullptr;
-    if (state == nullptr)
-        return real(fh, rest...);
-    record->count(routine);
-    return Handler(*state, rest...);
+    if (record == nullptr || !takes<R>(part, record->file))
+        return next(fh, rest...);
+    record->count(R);
+    return handler(record->file, rest...);
 }
 
-// Files with shared-pointer state.
-template <auto Handler, typename Real, typename... Rest>
-int route(sfp_part, Routine routine, Real real, MPI_File fh, Rest... rest)
+// The handler of a routine with a count: one template per part serves them all.
+template <Routine R>
+auto counted_handler(pointer_part)
 {
-    return route_to_state<Handler>([](FileRecord &r) { return r.sfp.get(); }, routine, real, fh,
-                                   rest...);
+    return [](mpiio::OpenFile &file, auto... rest) {
+        return mpiio::pointer_access<AccessOf<R>>(file, name_of(R), rest...);
+    };
 }
-
-// Files whose atomic mode piox manages.
-template <auto Handler, typename Real, typename... Rest>
-int route(atomicity_part, Routine routine, Real real, MPI_File fh, Rest... rest)
+template <Routine R>
+auto counted_handler(sfp_part)
 {
-    return route_to_state<Handler>([](FileRecord &r) { return r.atomic.get(); }, routine, real,
-                                   fh, rest...);
+    return [](mpiio::OpenFile &file, auto... rest) {
+        return mpiio::shared_pointer_access<AccessOf<R>>(file, name_of(R), rest...);
+    };
 }
-
-// Independent writes: on a lockless file system piox moves them even outside atomic
-// mode (mpiio/lockless.h).
-constexpr bool is_independent_write(Routine routine)
+template <Routine R>
+auto counted_handler(offset_part)
 {
-    return routine == Routine::File_write_at || routine == Routine::File_iwrite_at ||
-           routine == Routine::File_write || routine == Routine::File_iwrite;
-}
-
-// Data access, while the file is in atomic mode (or see is_independent_write).
-template <auto Handler, typename Real, typename... Rest>
-int route(atomic_part, Routine routine, Real real, MPI_File fh, Rest... rest)
-{
-    return route_to_state<Handler>(
-        [routine](FileRecord &r) {
-            return r.atomic != nullptr &&
-                           mpiio::takes_over(*r.atomic, is_independent_write(routine))
-                       ? r.atomic.get()
-                       : nullptr;
-        },
-        routine, real, fh, rest...);
+    return [](mpiio::OpenFile &file, auto... rest) {
+        return mpiio::explicit_access<AccessOf<R>>(file, name_of(R), rest...);
+    };
 }
 
 }  // namespace piox::shim

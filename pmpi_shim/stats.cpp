@@ -16,13 +16,13 @@ void print_file_stats(const FileRecord &record)
         if (n != 0)
             line += std::string(" ") + kRoutineNames[i] + "=" + std::to_string(n);
     }
-    const char *transport = record.sfp ? piox_sfp_transport_name(record.sfp->pointer) : "off";
-    const char *lock = record.atomic == nullptr       ? "off"
-                       : record.atomic->lock == nullptr ? "unused"
-                                                        : piox_lock_kind_name(record.atomic->lock);
+    const mpiio::OpenFile &file = record.file;
+    const char *transport = file.sfp ? piox_sfp_transport_name(file.sfp->pointer) : "off";
+    const char *lock = file.atomic == nullptr         ? "off"
+                       : file.atomic->lock == nullptr ? "unused"
+                                                      : piox_lock_kind_name(file.atomic->lock);
     piox_warn("stats '%s': shared pointer %s; atomic-mode locks %s;%s", record.filename(),
-              transport, lock,
-              line.empty() ? " no calls taken over" : line.c_str());
+              transport, lock, line.empty() ? " no calls taken over" : line.c_str());
 }
 
 }  // namespace piox::shim

@@ -1,0 +1,54 @@
+// The parts of data_access.h that are not templates: the ordered routines' claim,
+// the split collectives' end calls, and atomic mode's switch.
+#include "data_access.h"
+
+#include <string>
+
+namespace piox::mpiio {
+
+int claim_ordered(OpenFile &file, const char *routine, Direction direction, MPI_Count count,
+                  MPI_Datatype datatype, MPI_Offset *offset, int *local_error)
+{
+    MPI_Offset etypes = 0;
+    *local_error = check_access(file, routine, direction, count, datatype, &etypes);
+    if (*local_error == MPI_SUCCESS && file.split.kind != SplitKind::none)
+        *local_error = error_code(MPI_ERR_IO, std::string(routine) + " on '" + file.filename +
+                                                  "': a split collective is outstanding");
+    return piox_sfp_ordered(file.sfp->pointer, *local_error == MPI_SUCCESS ? etypes : 0, offset);
+}
+
+int File_read_at_all_end(OpenFile &file, void *buf, MPI_Status *status)
+{
+    return end_split(file, "MPI_File_read_at_all_end", SplitKind::read_at_all, buf, status);
+}
+
+int File_write_at_all_end(OpenFile &file, const void *buf, MPI_Status *status)
+{
+    return end_split(file, "MPI_File_write_at_all_end", SplitKind::write_at_all, buf, status);
+}
+
+int File_read_all_end(OpenFile &file, void *buf, MPI_Status *status)
+{
+    return end_split(file, "MPI_File_read_all_end", SplitKind::read_all, buf, status);
+}
+
+int File_write_all_end(OpenFile &file, const void *buf, MPI_Status *status)
+{
+    return end_split(file, "MPI_File_write_all_end", SplitKind::write_all, buf, status);
+}
+
+int File_read_ordered_end(OpenFile &file, void *buf, MPI_Status *status)
+{
+    return end_split(file, "MPI_File_read_ordered_end", SplitKind::read_ordered, buf, status);
+}
+
+int File_write_ordered_end(OpenFile &file, const void *buf, MPI_Status *status)
+{
+    return end_split(file, "MPI_File_write_ordered_end", SplitKind::write_ordered, buf, status);
+}
+
+int File_set_atomicity(OpenFile &file, int flag) { return set_atomicity(*file.atomic, flag); }
+
+int File_get_atomicity(OpenFile &file, int *flag) { return get_atomicity(*file.atomic, flag); }
+
+}  // namespace piox::mpiio

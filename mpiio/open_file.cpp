@@ -1,0 +1,18 @@
+// See open_file.h.
+#include "open_file.h"
+
+namespace piox::mpiio {
+
+int amode_for_library(int amode) { return amode & ~(MPI_MODE_APPEND | MPI_MODE_SEQUENTIAL); }
+
+void view_was_set(OpenFile &file, MPI_Datatype etype)
+{
+    MPI_Count size = 1;
+    PMPI_Type_size_x(etype, &size);
+    file.etype_size = size > 0 ? size : 1;
+    file.position = 0;
+    if (file.atomic != nullptr)
+        view_changed(*file.atomic);
+}
+
+}  // namespace piox::mpiio

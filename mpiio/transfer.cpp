@@ -1,0 +1,57 @@
+// The parts of transfer.h that are not templates.
+#include "transfer.h"
+
+#include "completed_request.h"
+#include "errors.h"
+
+#include <string>
+
+namespace piox::mpiio {
+namespace {
+
+bool writes(SplitKind kind)
+{
+    return kind == SplitKind::write_at_all || kind == SplitKind::write_all ||
+           kind == SplitKind::write_ordered;
+}
+
+}  // namespace
+
+int finished_request(OpenFile &file, int rc, const MPI_Status &status, MPI_Request *request)
+{
+    if (request == nullptr)
+        return raise_error(file.fh, MPI_ERR_REQUEST, "'" + file.filename + "': request is NULL");
+    *request = MPI_REQUEST_NULL;
+    if (rc != MPI_SUCCESS)
+        return rc;  // reported by the transfer
+    rc = completed_request(status, request);
+    return rc == MPI_SUCCESS ? rc : raise_code(file.fh, rc);
+}
+
+int check_no_split(OpenFile &file, const char *routine)
+{
+    if (file.split.kind == SplitKind::none)
+        return MPI_SUCCESS;
+    return raise_error(file.fh, MPI_ERR_IO, std::string(routine) + " on '" + file.filename +
+                                                "': a split collective is outstanding");
+}
+
+int end_split(OpenFile &file, const char *routine, SplitKind expected, const void *buf,
+              MPI_Status *status)
+{
+    if (file.split.kind != expected)
+        return raise_error(file.fh, MPI_ERR_IO,
+                           std::string(routine) + " on '" + file.filename +
+                               "': no matching begin call is outstanding");
+    const SplitCollective split = file.split;
+    file.split = SplitCollective{};
+    if (split.forwarded)
+        return writes(expected) ? PIOX_NEXT_ROUTINE(File_write_at_all_end)(file.fh, buf, status)
+                                : PIOX_NEXT_ROUTINE(File_read_at_all_end)(
+                                      file.fh, const_cast<void *>(buf), status);
+    if (status != MPI_STATUS_IGNORE)
+        *status = split.status;
+    return MPI_SUCCESS;
+}
+
+}  // namespace piox::mpiio

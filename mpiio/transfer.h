@@ -1,0 +1,113 @@
+// How every data access moves its data once it knows its offset (etypes of the
+// current view), whichever way it was positioned (data_access.h).
+//
+// piox moves it, locked (locked_transfer.h), while the file is in atomic mode and,
+// on a lockless file system, for independent writes. It does so at once: a
+// collective routine becomes independent (a process holding locks must never wait
+// in a collective for one that waits for them; ROMIO does the same in atomic mode),
+// a nonblocking routine returns a request that is already complete, and a split
+// collective's begin call moves the data (MPI lets it) and its end call hands back
+// the status.
+//
+// Otherwise the library's explicit-offset routine of the same kind moves it, in the
+// count form the program called: the next definition after piox (next.h), so that
+// an I/O monitor preloaded after piox sees it.
+#ifndef PIOX_MPIIO_TRANSFER_H
+#define PIOX_MPIIO_TRANSFER_H
+
+#include "access_kind.h"
+#include "locked_transfer.h"
+#include "next.h"
+#include "open_file.h"
+
+namespace piox::mpiio {
+
+// True when piox moves an access of kind A on this file.
+template <typename A>
+bool piox_moves(const OpenFile &file)
+{
+    return file.atomic != nullptr && takes_over(*file.atomic, A::writes && !A::collective);
+}
+
+// The library's explicit-offset routine for an access of kind A, in form Count.
+template <typename A, typename Count>
+auto next_at()
+{
+    constexpr bool collective = A::collective;
+    if constexpr (A::completion == Completion::split_begin) {
+        if constexpr (A::writes)
+            return PIOX_NEXT_IN_FORM(File_write_at_all_begin, Count);
+        else
+            return PIOX_NEXT_IN_FORM(File_read_at_all_begin, Count);
+    } else if constexpr (A::completion == Completion::nonblocking) {
+        if constexpr (A::writes && collective)
+            return PIOX_NEXT_IN_FORM(File_iwrite_at_all, Count);
+        else if constexpr (A::writes)
+            return PIOX_NEXT_IN_FORM(File_iwrite_at, Count);
+        else if constexpr (collective)
+            return PIOX_NEXT_IN_FORM(File_iread_at_all, Count);
+        else
+            return PIOX_NEXT_IN_FORM(File_iread_at, Count);
+    } else {
+        if constexpr (A::writes && collective)
+            return PIOX_NEXT_IN_FORM(File_write_at_all, Count);
+        else if constexpr (A::writes)
+            return PIOX_NEXT_IN_FORM(File_write_at, Count);
+        else if constexpr (collective)
+            return PIOX_NEXT_IN_FORM(File_read_at_all, Count);
+        else
+            return PIOX_NEXT_IN_FORM(File_read_at, Count);
+    }
+}
+
+// The request of a nonblocking access piox has finished: complete, carrying status
+// (completed_request.h). rc is the transfer's code, already raised.
+int finished_request(OpenFile &file, int rc, const MPI_Status &status, MPI_Request *request);
+
+// Moves count items of datatype at offset. `out` is the access's status (blocking),
+// its request (nonblocking), or which split collective it begins (split_begin).
+template <typename A, typename Count, typename Out>
+int transfer_at(OpenFile &file, MPI_Offset offset, BufferOf<A::direction> buf, Count count,
+                MPI_Datatype datatype, Out out)
+{
+    if (piox_moves<A>(file)) {
+        void *data = const_cast<void *>(static_cast<const void *>(buf));
+        AtomicFile &atomic = *file.atomic;
+        if constexpr (A::completion == Completion::blocking) {
+            return locked_transfer(atomic, A::direction, offset, data, count, datatype, out);
+        } else if constexpr (A::completion == Completion::nonblocking) {
+            MPI_Status status{};
+            const int rc = locked_transfer(atomic, A::direction, offset, data, count, datatype,
+                                           &status);
+            return finished_request(file, rc, status, out);
+        } else {
+            const int rc = locked_transfer(atomic, A::direction, offset, data, count, datatype,
+                                           &file.split.status);
+            if (rc == MPI_SUCCESS)
+                file.split.kind = out, file.split.forwarded = false;
+            return rc;
+        }
+    }
+    const auto next = next_at<A, Count>();
+    if constexpr (A::completion == Completion::split_begin) {
+        const int rc = next(file.fh, offset, buf, count, datatype);
+        if (rc == MPI_SUCCESS)
+            file.split.kind = out, file.split.forwarded = true;
+        return rc;
+    } else {
+        return next(file.fh, offset, buf, count, datatype, out);
+    }
+}
+
+// MPI_ERR_IO (raised) when the file has a split collective outstanding: a begin
+// call must not start another (MPI-3.1 13.4.5).
+int check_no_split(OpenFile &file, const char *routine);
+
+// The end call of a split collective of kind `expected`: the library's, when it
+// holds it, else the status piox kept. MPI_ERR_IO when no such begin is outstanding.
+int end_split(OpenFile &file, const char *routine, SplitKind expected, const void *buf,
+              MPI_Status *status);
+
+}  // namespace piox::mpiio
+
+#endif
