@@ -27,6 +27,10 @@ ROUTINE_VARIANTS = {
     "iwrite_at": ["--nonblocking"],
     "iwrite": ["--pointer", "--nonblocking"],
     "iwrite_at_all": ["--nonblocking", "--collective"],
+    # MPI-4's large-count forms: readers against a _c writer must not see it torn.
+    "write_at_c": ["--large-count"],
+    "write_all_c": ["--pointer", "--collective", "--large-count"],
+    "iwrite_at_all_c": ["--nonblocking", "--collective", "--large-count"],
 }
 LOCK_MODES = ["range", "mutex"]
 # The program's layout (see its header).

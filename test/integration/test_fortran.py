@@ -53,8 +53,8 @@ STATS_LINE = re.compile(
 DATA_FILE = "fortran_shared.dat"
 
 
-def compile_fortran(compiler, output, extra_args=()):
-    command = [compiler, "-Wall", "-o", str(output), str(SOURCE), *extra_args]
+def compile_fortran(compiler, output, extra_args=(), source=SOURCE):
+    command = [compiler, "-Wall", "-o", str(output), str(source), *extra_args]
     result = subprocess.run(command, capture_output=True, text=True, cwd=output.parent,
                             timeout=300)
     if result.returncode != 0:

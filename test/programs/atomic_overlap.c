@@ -29,6 +29,7 @@
  *   --collective    *_all routines in the writers phase (the readers phase stays
  *                   independent: one collective cannot mix reads and writes)
  *   --nonblocking   i* routines completed by MPI_Wait
+ *   --large-count   the MPI-4 large-count forms (MPI_File_write_at_c and the rest)
  *   --nonatomic     leave atomicity off: to show the check can see torn accesses;
  *                   violations are then counted and reported, not failures
  *   --hint KEY=VALUE  an info hint at MPI_File_open (repeatable)
@@ -47,10 +48,10 @@ enum { SHIFT = 32, BLOCK = 48, READ_LEAD = 8, READ_BLOCK = 64, MAX_HINTS = 16 };
 enum { MAX_REPORTS = 10 }; /* violations printed per rank; all are counted */
 
 static struct {
-    int rounds, blocks, pointer, collective, nonblocking, atomic;
+    int rounds, blocks, pointer, collective, nonblocking, atomic, large_count;
     const char *phase;
     MPI_Info info;
-} opt = {100, 32, 0, 0, 0, 1, "both", MPI_INFO_NULL};
+} opt = {100, 32, 0, 0, 0, 1, 0, "both", MPI_INFO_NULL};
 
 static char dir[3000];
 static int rank, nranks;
@@ -86,34 +87,58 @@ static MPI_Datatype blocks_type(int block_length)
 static long write_start(int r) { return (long)SHIFT * r; }
 static long read_start(int r) { return (long)SHIFT * r - READ_LEAD; }
 
-/* One access through the routine the options select; returns the ints moved. */
+/* One access through the routine the options select; returns the ints moved. Made
+ * for each count form: ACCESS_FILE(with_int, , int) calls MPI_File_write_at and the
+ * rest, ACCESS_FILE(with_count, _c, MPI_Count) their MPI-4 large-count forms. */
+#define ACCESS_FILE(name, c, Count)                                                              \
+    static int name(MPI_File fh, int writing, int collective, uint32_t *buf, Count count)      \
+    {                                                                                           \
+        MPI_Status status;                                                                      \
+        MPI_Request request;                                                                    \
+        int rc, moved = -1;                                                                     \
+        if (opt.pointer)                                                                        \
+            CHECK_MPI(MPI_File_seek(fh, 0, MPI_SEEK_SET));                                      \
+        if (opt.nonblocking) {                                                                  \
+            if (opt.pointer)                                                                    \
+                rc = writing ? (collective ? MPI_File_iwrite_all##c : MPI_File_iwrite##c)(      \
+                                   fh, buf, count, MPI_INT, &request)                           \
+                             : (collective ? MPI_File_iread_all##c : MPI_File_iread##c)(        \
+                                   fh, buf, count, MPI_INT, &request);                          \
+            else                                                                                \
+                rc = writing ? (collective ? MPI_File_iwrite_at_all##c : MPI_File_iwrite_at##c)( \
+                                   fh, 0, buf, count, MPI_INT, &request)                        \
+                             : (collective ? MPI_File_iread_at_all##c : MPI_File_iread_at##c)(  \
+                                   fh, 0, buf, count, MPI_INT, &request);                       \
+            if (rc == MPI_SUCCESS)                                                              \
+                rc = MPI_Wait(&request, &status);                                               \
+        } else if (opt.pointer) {                                                               \
+            rc = writing ? (collective ? MPI_File_write_all##c : MPI_File_write##c)(            \
+                               fh, buf, count, MPI_INT, &status)                                \
+                         : (collective ? MPI_File_read_all##c : MPI_File_read##c)(              \
+                               fh, buf, count, MPI_INT, &status);                               \
+        } else {                                                                                \
+            rc = writing ? (collective ? MPI_File_write_at_all##c : MPI_File_write_at##c)(      \
+                               fh, 0, buf, count, MPI_INT, &status)                             \
+                         : (collective ? MPI_File_read_at_all##c : MPI_File_read_at##c)(        \
+                               fh, 0, buf, count, MPI_INT, &status);                            \
+        }                                                                                       \
+        CHECK(rc == MPI_SUCCESS, "%s failed (error %d)", writing ? "write" : "read", rc);       \
+        if (rc == MPI_SUCCESS)                                                                  \
+            MPI_Get_count(&status, MPI_INT, &moved);                                            \
+        return moved;                                                                           \
+    }
+ACCESS_FILE(with_int, , int)
+#if MPI_VERSION >= 4
+ACCESS_FILE(with_count, _c, MPI_Count)
+#endif
+
 static int access_file(MPI_File fh, int writing, int collective, uint32_t *buf, int count)
 {
-    MPI_Status status;
-    MPI_Request request;
-    int rc, moved = -1;
-    if (opt.pointer)
-        CHECK_MPI(MPI_File_seek(fh, 0, MPI_SEEK_SET));
-    if (opt.nonblocking) {
-        if (opt.pointer)
-            rc = writing ? (collective ? MPI_File_iwrite_all : MPI_File_iwrite)(fh, buf, count, MPI_INT, &request)
-                         : (collective ? MPI_File_iread_all : MPI_File_iread)(fh, buf, count, MPI_INT, &request);
-        else
-            rc = writing ? (collective ? MPI_File_iwrite_at_all : MPI_File_iwrite_at)(fh, 0, buf, count, MPI_INT, &request)
-                         : (collective ? MPI_File_iread_at_all : MPI_File_iread_at)(fh, 0, buf, count, MPI_INT, &request);
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Wait(&request, &status);
-    } else if (opt.pointer) {
-        rc = writing ? (collective ? MPI_File_write_all : MPI_File_write)(fh, buf, count, MPI_INT, &status)
-                     : (collective ? MPI_File_read_all : MPI_File_read)(fh, buf, count, MPI_INT, &status);
-    } else {
-        rc = writing ? (collective ? MPI_File_write_at_all : MPI_File_write_at)(fh, 0, buf, count, MPI_INT, &status)
-                     : (collective ? MPI_File_read_at_all : MPI_File_read_at)(fh, 0, buf, count, MPI_INT, &status);
-    }
-    CHECK(rc == MPI_SUCCESS, "%s failed (error %d)", writing ? "write" : "read", rc);
-    if (rc == MPI_SUCCESS)
-        MPI_Get_count(&status, MPI_INT, &moved);
-    return moved;
+#if MPI_VERSION >= 4
+    if (opt.large_count)
+        return with_count(fh, writing, collective, buf, count);
+#endif
+    return with_int(fh, writing, collective, buf, count);
 }
 
 /* Creates DIR/name afresh on every rank, sized to the layout (zeros), atomicity as asked. */
@@ -323,6 +348,7 @@ static int parse_options(int argc, char **argv)
         else if (strcmp(a, "--collective") == 0) opt.collective = 1;
         else if (strcmp(a, "--nonblocking") == 0) opt.nonblocking = 1;
         else if (strcmp(a, "--nonatomic") == 0) opt.atomic = 0;
+        else if (strcmp(a, "--large-count") == 0 && MPI_VERSION >= 4) opt.large_count = 1;
         else if (value && strcmp(a, "--rounds") == 0) opt.rounds = atoi(argv[++i]);
         else if (value && strcmp(a, "--blocks") == 0) opt.blocks = atoi(argv[++i]);
         else if (value && strcmp(a, "--phase") == 0) opt.phase = argv[++i];
@@ -350,7 +376,8 @@ int main(int argc, char **argv)
         if (rank == 0)
             fprintf(stderr, "usage: atomic_overlap DIR [--rounds N] [--blocks B] "
                             "[--phase writers|readers|both] [--pointer] [--collective] "
-                            "[--nonblocking] [--nonatomic] [--hint KEY=VALUE]... "
+                            "[--nonblocking] [--large-count] [--nonatomic] "
+                            "[--hint KEY=VALUE]... "
                             "(2 or more ranks)\n");
         MPI_Finalize();
         return 2;

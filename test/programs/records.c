@@ -5,6 +5,11 @@
  *   records FILE write_shared|iwrite_shared|write_ordered|write_ordered_split N SEED
  *       every rank writes records (rank, 0..N-1) of random length; iwrite_shared
  *       keeps up to 8 requests in flight.
+ *   records FILE write_mixed N SEED
+ *       the same, each record through the next of: write_shared, write_ordered, the
+ *       split write_ordered_begin/end, iwrite_shared, each in its int form and (where
+ *       the MPI library has them, MPI-4) its large-count _c form, in turn. Every rank
+ *       takes them in the same order, so the collective ones line up.
  *   records FILE read_shared|read_ordered CHUNK
  *       every rank reads CHUNK-byte pieces until it reads nothing, and saves them,
  *       in the order it read them, to FILE.rank<r>.chunks as (u32 length, bytes).
@@ -15,6 +20,42 @@
 #include <string.h>
 
 #define IN_FLIGHT 8
+
+/* One record of write_mixed; returns 1 when it left a request in *request. */
+static int write_mixed(MPI_File fh, int seq, const void *buf, int len, MPI_Request *request,
+                       MPI_Status *status)
+{
+#if MPI_VERSION >= 4
+    const int forms = 2;
+#else
+    const int forms = 1;
+#endif
+    const int kind = seq % 4, large = (seq / 4) % forms;
+    if (!large) {
+        switch (kind) {
+        case 0: CHECK_MPI(MPI_File_write_shared(fh, buf, len, MPI_BYTE, status)); return 0;
+        case 1: CHECK_MPI(MPI_File_write_ordered(fh, buf, len, MPI_BYTE, status)); return 0;
+        case 2:
+            CHECK_MPI(MPI_File_write_ordered_begin(fh, buf, len, MPI_BYTE));
+            CHECK_MPI(MPI_File_write_ordered_end(fh, buf, status));
+            return 0;
+        default: CHECK_MPI(MPI_File_iwrite_shared(fh, buf, len, MPI_BYTE, request)); return 1;
+        }
+    }
+#if MPI_VERSION >= 4
+    const MPI_Count count = len;
+    switch (kind) {
+    case 0: CHECK_MPI(MPI_File_write_shared_c(fh, buf, count, MPI_BYTE, status)); return 0;
+    case 1: CHECK_MPI(MPI_File_write_ordered_c(fh, buf, count, MPI_BYTE, status)); return 0;
+    case 2:
+        CHECK_MPI(MPI_File_write_ordered_begin_c(fh, buf, count, MPI_BYTE));
+        CHECK_MPI(MPI_File_write_ordered_end(fh, buf, status));
+        return 0;
+    default: CHECK_MPI(MPI_File_iwrite_shared_c(fh, buf, count, MPI_BYTE, request)); return 1;
+    }
+#endif
+    return 0;
+}
 
 static void write_records(MPI_File fh, const char *mode, int rank, int n, uint64_t seed)
 {
@@ -31,7 +72,10 @@ static void write_records(MPI_File fh, const char *mode, int rank, int n, uint64
         int len = (int)record_make(buf, (uint32_t)rank, (uint32_t)seq, seed);
         MPI_Status status;
         int count = -1;
-        if (strcmp(mode, "write_shared") == 0) {
+        if (strcmp(mode, "write_mixed") == 0) {
+            if (write_mixed(fh, seq, buf, len, &requests[slot], &status))
+                continue;
+        } else if (strcmp(mode, "write_shared") == 0) {
             CHECK_MPI(MPI_File_write_shared(fh, buf, len, MPI_BYTE, &status));
         } else if (strcmp(mode, "iwrite_shared") == 0) {
             CHECK_MPI(MPI_File_iwrite_shared(fh, buf, len, MPI_BYTE, &requests[slot]));
