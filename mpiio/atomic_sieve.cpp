@@ -3,6 +3,7 @@
 
 #include "errors.h"
 #include "next.h"
+#include "packed_transfer.h"
 #include "piox_fsprobe.h"
 
 #include <cerrno>
@@ -108,23 +109,6 @@ void move_pieces(const AccessMap &map, char *span, MPI_Offset span_offset, char 
     default:
         return move_each(map, span, span_offset, stream, into_span, OwnLength());
     }
-}
-
-// The start of the access's bytes in buf when they are one block in stream order
-// (the usual case: an array of a predefined type), else nullptr: then they go through
-// a packed copy. Only predefined types qualify: a derived type without holes may still
-// list its pieces out of address order.
-char *contiguous_data(void *buf, MPI_Datatype datatype, MPI_Count size)
-{
-    int integers = 0, addresses = 0, datatypes = 0, combiner = 0;
-    MPI_Count lb = 0, extent = 0;
-    if (PMPI_Type_get_envelope(datatype, &integers, &addresses, &datatypes, &combiner) !=
-            MPI_SUCCESS ||
-        combiner != MPI_COMBINER_NAMED ||
-        PMPI_Type_get_extent_x(datatype, &lb, &extent) != MPI_SUCCESS)
-        return nullptr;
-    const bool contiguous = lb == 0 && extent == size;  // MPI_SHORT_INT has a hole
-    return contiguous ? static_cast<char *>(buf) : nullptr;
 }
 
 // An I/O monitor preloaded after libpiox defines MPI_File_write_at; the library's

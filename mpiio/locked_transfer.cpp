@@ -3,23 +3,21 @@
 
 #include "atomic_sieve.h"
 #include "instantiate.h"
-#include "next.h"
+#include "packed_transfer.h"
 
 namespace piox::mpiio {
 
 template <typename Count>
 int locked_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, void *buf,
-                    Count count, MPI_Datatype datatype, MPI_Status *status)
+                    Count count, MPI_Datatype datatype, MPI_Count etype_size,
+                    MPI_Status *status)
 {
     int rc = MPI_SUCCESS;
     if (sieved_transfer(file, direction, offset, buf, count, datatype, status, &rc))
         return rc;
     return with_access_locked(file, direction, offset, count, datatype, [&] {
-        return direction == Direction::write
-                   ? PIOX_NEXT_IN_FORM(File_write_at, Count)(file.fh, offset, buf, count,
-                                                             datatype, status)
-                   : PIOX_NEXT_IN_FORM(File_read_at, Count)(file.fh, offset, buf, count,
-                                                            datatype, status);
+        return library_transfer(file.fh, direction, offset, buf, count, datatype, etype_size,
+                                status);
     });
 }
 

@@ -74,15 +74,16 @@ int transfer_at(OpenFile &file, MPI_Offset offset, BufferOf<A::direction> buf, C
         void *data = const_cast<void *>(static_cast<const void *>(buf));
         AtomicFile &atomic = *file.atomic;
         if constexpr (A::completion == Completion::blocking) {
-            return locked_transfer(atomic, A::direction, offset, data, count, datatype, out);
+            return locked_transfer(atomic, A::direction, offset, data, count, datatype,
+                                   file.etype_size, out);
         } else if constexpr (A::completion == Completion::nonblocking) {
             MPI_Status status{};
             const int rc = locked_transfer(atomic, A::direction, offset, data, count, datatype,
-                                           &status);
+                                           file.etype_size, &status);
             return finished_request(file, rc, status, out);
         } else {
             const int rc = locked_transfer(atomic, A::direction, offset, data, count, datatype,
-                                           &file.split.status);
+                                           file.etype_size, &file.split.status);
             if (rc == MPI_SUCCESS)
                 file.split.kind = out, file.split.forwarded = false;
             return rc;

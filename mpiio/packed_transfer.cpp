@@ -1,0 +1,93 @@
+// See packed_transfer.h.
+#include "packed_transfer.h"
+
+#include "instantiate.h"
+#include "next.h"
+
+#include <algorithm>
+#include <climits>
+#include <vector>
+
+namespace piox::mpiio {
+namespace {
+
+// Bytes packed and moved at once: bounds the staging copy of a large access, and
+// keeps each library call's count an int.
+constexpr MPI_Count kChunkBytes = MPI_Count(32) << 20;
+
+template <typename Count>
+int direct(MPI_File fh, Direction direction, MPI_Offset offset, void *buf, Count count,
+           MPI_Datatype datatype, MPI_Status *status)
+{
+    return direction == Direction::write
+               ? PIOX_NEXT_IN_FORM(File_write_at, Count)(fh, offset, buf, count, datatype, status)
+               : PIOX_NEXT_IN_FORM(File_read_at, Count)(fh, offset, buf, count, datatype, status);
+}
+
+}  // namespace
+
+char *contiguous_data(void *buf, MPI_Datatype datatype, MPI_Count size)
+{
+    int integers = 0, addresses = 0, datatypes = 0, combiner = 0;
+    MPI_Count lb = 0, extent = 0;
+    if (PMPI_Type_get_envelope(datatype, &integers, &addresses, &datatypes, &combiner) !=
+            MPI_SUCCESS ||
+        combiner != MPI_COMBINER_NAMED ||
+        PMPI_Type_get_extent_x(datatype, &lb, &extent) != MPI_SUCCESS)
+        return nullptr;
+    const bool contiguous = lb == 0 && extent == size;  // MPI_SHORT_INT has a hole
+    return contiguous ? static_cast<char *>(buf) : nullptr;
+}
+
+template <typename Count>
+int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *buf,
+                     Count count, MPI_Datatype datatype, MPI_Count etype_size,
+                     MPI_Status *status)
+{
+    MPI_Count size = 0, lb = 0, extent = 0;
+    // Anything the library should judge (a bad type, a negative count, a type that
+    // is not whole etypes) or that needs no unfolding goes to it unchanged.
+    if (count <= 0 || datatype == MPI_DATATYPE_NULL || etype_size <= 0 ||
+        PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS || size <= 0 ||
+        size % etype_size != 0 || size > kChunkBytes ||
+        PMPI_Type_get_extent_x(datatype, &lb, &extent) != MPI_SUCCESS ||
+        contiguous_data(buf, datatype, size) != nullptr)
+        return direct(fh, direction, offset, buf, count, datatype, status);
+
+    const MPI_Count items_per_chunk = std::max<MPI_Count>(1, kChunkBytes / size);
+    std::vector<char> stage(static_cast<size_t>(std::min<MPI_Count>(count, items_per_chunk) * size));
+    MPI_Status chunk_status{};
+    MPI_Count moved = 0;  // bytes
+    for (MPI_Count done = 0; done < count;) {
+        const int items = static_cast<int>(std::min<MPI_Count>(items_per_chunk, count - done));
+        const int bytes = static_cast<int>(items * size);
+        char *first = static_cast<char *>(buf) + done * extent;
+        // A read packs too: bytes past the end of the file then keep the buffer's
+        // own contents when the chunk is unpacked.
+        int position = 0;
+        PMPI_Pack(first, items, datatype, stage.data(), bytes, &position, MPI_COMM_SELF);
+        const MPI_Offset at = offset + moved / etype_size;
+        const int rc = direct(fh, direction, at, stage.data(), bytes, MPI_BYTE, &chunk_status);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        MPI_Count got = 0;
+        PMPI_Get_elements_x(&chunk_status, MPI_BYTE, &got);
+        if (direction == Direction::read) {
+            position = 0;
+            PMPI_Unpack(stage.data(), bytes, &position, first, items, datatype, MPI_COMM_SELF);
+        }
+        moved += got;
+        done += items;
+        if (got < bytes)
+            break;  // the end of the file
+    }
+    if (status != MPI_STATUS_IGNORE) {
+        *status = chunk_status;
+        PMPI_Status_set_elements_x(status, MPI_BYTE, moved);
+    }
+    return MPI_SUCCESS;
+}
+
+PIOX_INSTANTIATE_FOR_COUNTS(library_transfer)
+
+}  // namespace piox::mpiio

@@ -1,0 +1,37 @@
+// Moving the data of an access that piox takes over (locked_transfer.h) through the
+// library's blocking explicit-offset routine, with the memory type unfolded by piox.
+//
+// Why: piox turns the library's write sieving off on the files whose data it moves
+// (atomic mode, lockless file systems), and on that path ROMIO 4.0.2 misplaces
+// noncontiguous memory types: a write of indexed(3:1) of doubles resized to 16
+// bytes puts only the first double in the file. ROMIO also shifts the data of
+// memory types whose lower bound lies before their data. MPI_Pack places every
+// type right in both MPIs, so piox packs such a buffer itself, in chunks, and hands
+// the library contiguous bytes, the case every MPI-IO implementation gets right.
+// A buffer of a predefined type goes to the library as it is.
+#ifndef PIOX_MPIIO_PACKED_TRANSFER_H
+#define PIOX_MPIIO_PACKED_TRANSFER_H
+
+#include "access_kind.h"
+
+#include <mpi.h>
+
+namespace piox::mpiio {
+
+// The start of the access's bytes in buf when count items of datatype are one block
+// in stream order (an array of a predefined type without holes), else nullptr. A
+// derived type without holes may still list its pieces out of address order.
+char *contiguous_data(void *buf, MPI_Datatype datatype, MPI_Count size);
+
+// count items of datatype at offset (etypes of the view, whose etype has etype_size
+// bytes) by the library's MPI_File_read_at / MPI_File_write_at (the next definition
+// after piox, in the count form Count). The status counts the bytes moved. The
+// library's errors are raised by the library.
+template <typename Count>
+int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *buf,
+                     Count count, MPI_Datatype datatype, MPI_Count etype_size,
+                     MPI_Status *status);
+
+}  // namespace piox::mpiio
+
+#endif
