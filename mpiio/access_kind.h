@@ -19,6 +19,14 @@ enum class Completion {
     split_begin,  // the status waits for the matching _end call
 };
 
+// How piox hands an access's position to the library: an explicit offset, or the
+// library's individual pointer, sought there just before the library's routine of the
+// individual pointer. Accesses at piox's individual pointer take the second way, as
+// the program's own call would have: ROMIO 4.0.2 hangs in its explicit-offset routines
+// on some views its individual-pointer routines handle (a filetype whose lower bound
+// lies past the start of its data).
+enum class Positioning { explicit_offset, individual_pointer };
+
 template <Direction D, bool Collective, Completion C>
 struct Access {
     static constexpr Direction direction = D;

@@ -61,7 +61,8 @@ int pointer_access(OpenFile &file, const char *routine, BufferOf<A::direction> b
         return raise_code(file.fh, rc);
     const MPI_Offset offset = file.position;
     const SplitKind split = A::writes ? SplitKind::write_all : SplitKind::read_all;
-    rc = transfer_at<A>(file, offset, buf, count, datatype, completion_or(split, out...));
+    rc = transfer_at<A, Positioning::individual_pointer>(file, offset, buf, count, datatype,
+                                                          completion_or(split, out...));
     if (rc == MPI_SUCCESS)
         file.position = offset + etypes;
     return rc;

@@ -10,12 +10,13 @@
 
 namespace piox::mpiio {
 
-// count items of datatype at offset (etypes of the view, of etype_size bytes each);
-// Count is int or MPI_Count. Errors are raised on the file.
+// count items of datatype at offset (etypes of the view, of etype_size bytes each),
+// handed to the library as `positioning` says (access_kind.h); Count is int or
+// MPI_Count. Errors are raised on the file.
 template <typename Count>
 int locked_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, void *buf,
                     Count count, MPI_Datatype datatype, MPI_Count etype_size,
-                    MPI_Status *status);
+                    Positioning positioning, MPI_Status *status);
 
 }  // namespace piox::mpiio
 

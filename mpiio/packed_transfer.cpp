@@ -17,11 +17,19 @@ constexpr MPI_Count kChunkBytes = MPI_Count(32) << 20;
 
 template <typename Count>
 int direct(MPI_File fh, Direction direction, MPI_Offset offset, void *buf, Count count,
-           MPI_Datatype datatype, MPI_Status *status)
+           MPI_Datatype datatype, Positioning positioning, MPI_Status *status)
 {
-    return direction == Direction::write
-               ? PIOX_NEXT_IN_FORM(File_write_at, Count)(fh, offset, buf, count, datatype, status)
-               : PIOX_NEXT_IN_FORM(File_read_at, Count)(fh, offset, buf, count, datatype, status);
+    const bool write = direction == Direction::write;
+    if (positioning == Positioning::explicit_offset)
+        return write ? PIOX_NEXT_IN_FORM(File_write_at, Count)(fh, offset, buf, count, datatype,
+                                                              status)
+                     : PIOX_NEXT_IN_FORM(File_read_at, Count)(fh, offset, buf, count, datatype,
+                                                             status);
+    const int rc = PIOX_NEXT_ROUTINE(File_seek)(fh, offset, MPI_SEEK_SET);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return write ? PIOX_NEXT_IN_FORM(File_write, Count)(fh, buf, count, datatype, status)
+                 : PIOX_NEXT_IN_FORM(File_read, Count)(fh, buf, count, datatype, status);
 }
 
 }  // namespace
@@ -42,7 +50,7 @@ char *contiguous_data(void *buf, MPI_Datatype datatype, MPI_Count size)
 template <typename Count>
 int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *buf,
                      Count count, MPI_Datatype datatype, MPI_Count etype_size,
-                     MPI_Status *status)
+                     Positioning positioning, MPI_Status *status)
 {
     MPI_Count size = 0, lb = 0, extent = 0;
     // Anything the library should judge (a bad type, a negative count, a type that
@@ -52,7 +60,7 @@ int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *
         size % etype_size != 0 || size > kChunkBytes ||
         PMPI_Type_get_extent_x(datatype, &lb, &extent) != MPI_SUCCESS ||
         contiguous_data(buf, datatype, size) != nullptr)
-        return direct(fh, direction, offset, buf, count, datatype, status);
+        return direct(fh, direction, offset, buf, count, datatype, positioning, status);
 
     const MPI_Count items_per_chunk = std::max<MPI_Count>(1, kChunkBytes / size);
     std::vector<char> stage(static_cast<size_t>(std::min<MPI_Count>(count, items_per_chunk) * size));
@@ -67,7 +75,8 @@ int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *
         int position = 0;
         PMPI_Pack(first, items, datatype, stage.data(), bytes, &position, MPI_COMM_SELF);
         const MPI_Offset at = offset + moved / etype_size;
-        const int rc = direct(fh, direction, at, stage.data(), bytes, MPI_BYTE, &chunk_status);
+        const int rc =
+            direct(fh, direction, at, stage.data(), bytes, MPI_BYTE, positioning, &chunk_status);
         if (rc != MPI_SUCCESS)
             return rc;
         MPI_Count got = 0;

@@ -45,10 +45,13 @@ int end_split(OpenFile &file, const char *routine, SplitKind expected, const voi
                                "': no matching begin call is outstanding");
     const SplitCollective split = file.split;
     file.split = SplitCollective{};
+    void *data = const_cast<void *>(buf);
+    if (split.forwarded && (expected == SplitKind::write_all || expected == SplitKind::read_all))
+        return writes(expected) ? PIOX_NEXT_ROUTINE(File_write_all_end)(file.fh, buf, status)
+                                : PIOX_NEXT_ROUTINE(File_read_all_end)(file.fh, data, status);
     if (split.forwarded)
         return writes(expected) ? PIOX_NEXT_ROUTINE(File_write_at_all_end)(file.fh, buf, status)
-                                : PIOX_NEXT_ROUTINE(File_read_at_all_end)(
-                                      file.fh, const_cast<void *>(buf), status);
+                                : PIOX_NEXT_ROUTINE(File_read_at_all_end)(file.fh, data, status);
     if (status != MPI_STATUS_IGNORE)
         *status = split.status;
     return MPI_SUCCESS;

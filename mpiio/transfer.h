@@ -60,13 +60,60 @@ auto next_at()
     }
 }
 
+// The library's individual-pointer routine for an access of kind A, in form Count.
+template <typename A, typename Count>
+auto next_by_pointer()
+{
+    constexpr bool collective = A::collective;
+    if constexpr (A::completion == Completion::split_begin) {
+        if constexpr (A::writes)
+            return PIOX_NEXT_IN_FORM(File_write_all_begin, Count);
+        else
+            return PIOX_NEXT_IN_FORM(File_read_all_begin, Count);
+    } else if constexpr (A::completion == Completion::nonblocking) {
+        if constexpr (A::writes && collective)
+            return PIOX_NEXT_IN_FORM(File_iwrite_all, Count);
+        else if constexpr (A::writes)
+            return PIOX_NEXT_IN_FORM(File_iwrite, Count);
+        else if constexpr (collective)
+            return PIOX_NEXT_IN_FORM(File_iread_all, Count);
+        else
+            return PIOX_NEXT_IN_FORM(File_iread, Count);
+    } else {
+        if constexpr (A::writes && collective)
+            return PIOX_NEXT_IN_FORM(File_write_all, Count);
+        else if constexpr (A::writes)
+            return PIOX_NEXT_IN_FORM(File_write, Count);
+        else if constexpr (collective)
+            return PIOX_NEXT_IN_FORM(File_read_all, Count);
+        else
+            return PIOX_NEXT_IN_FORM(File_read, Count);
+    }
+}
+
+// Calls the library's routine for an access of kind A at offset, positioned as P:
+// next(fh, [offset,] buf, count, datatype[, out]).
+template <typename A, Positioning P, typename Count, typename Buffer, typename... Out>
+int call_library(MPI_File fh, MPI_Offset offset, Buffer buf, Count count, MPI_Datatype datatype,
+                 Out... out)
+{
+    if constexpr (P == Positioning::explicit_offset) {
+        return next_at<A, Count>()(fh, offset, buf, count, datatype, out...);
+    } else {
+        const int rc = PIOX_NEXT_ROUTINE(File_seek)(fh, offset, MPI_SEEK_SET);
+        return rc != MPI_SUCCESS ? rc : next_by_pointer<A, Count>()(fh, buf, count, datatype, out...);
+    }
+}
+
 // The request of a nonblocking access piox has finished: complete, carrying status
 // (completed_request.h). rc is the transfer's code, already raised.
 int finished_request(OpenFile &file, int rc, const MPI_Status &status, MPI_Request *request);
 
-// Moves count items of datatype at offset. `out` is the access's status (blocking),
-// its request (nonblocking), or which split collective it begins (split_begin).
-template <typename A, typename Count, typename Out>
+// Moves count items of datatype at offset, positioned as P. `out` is the access's
+// status (blocking), its request (nonblocking), or which split collective it begins
+// (split_begin).
+template <typename A, Positioning P = Positioning::explicit_offset, typename Count,
+          typename Out>
 int transfer_at(OpenFile &file, MPI_Offset offset, BufferOf<A::direction> buf, Count count,
                 MPI_Datatype datatype, Out out)
 {
@@ -75,28 +122,27 @@ int transfer_at(OpenFile &file, MPI_Offset offset, BufferOf<A::direction> buf, C
         AtomicFile &atomic = *file.atomic;
         if constexpr (A::completion == Completion::blocking) {
             return locked_transfer(atomic, A::direction, offset, data, count, datatype,
-                                   file.etype_size, out);
+                                   file.etype_size, P, out);
         } else if constexpr (A::completion == Completion::nonblocking) {
             MPI_Status status{};
             const int rc = locked_transfer(atomic, A::direction, offset, data, count, datatype,
-                                           file.etype_size, &status);
+                                           file.etype_size, P, &status);
             return finished_request(file, rc, status, out);
         } else {
             const int rc = locked_transfer(atomic, A::direction, offset, data, count, datatype,
-                                           file.etype_size, &file.split.status);
+                                           file.etype_size, P, &file.split.status);
             if (rc == MPI_SUCCESS)
                 file.split.kind = out, file.split.forwarded = false;
             return rc;
         }
     }
-    const auto next = next_at<A, Count>();
     if constexpr (A::completion == Completion::split_begin) {
-        const int rc = next(file.fh, offset, buf, count, datatype);
+        const int rc = call_library<A, P>(file.fh, offset, buf, count, datatype);
         if (rc == MPI_SUCCESS)
             file.split.kind = out, file.split.forwarded = true;
         return rc;
     } else {
-        return next(file.fh, offset, buf, count, datatype, out);
+        return call_library<A, P>(file.fh, offset, buf, count, datatype, out);
     }
 }
 
