@@ -19,12 +19,12 @@ enum class Completion {
     split_begin,  // the status waits for the matching _end call
 };
 
-// How piox hands an access's position to the library: an explicit offset, or the
-// library's individual pointer, sought there just before the library's routine of the
-// individual pointer. Accesses at piox's individual pointer take the second way, as
-// the program's own call would have: ROMIO 4.0.2 hangs in its explicit-offset routines
-// on some views its individual-pointer routines handle (a filetype whose lower bound
-// lies past the start of its data).
+// How piox hands an access it passes on to the library: at an explicit offset, or
+// at the library's individual pointer, with the library's routine of the individual
+// pointer (transfer.h: call_library), as the program's own call would have. ROMIO
+// 4.0.2 places some views differently in the two ways (a filetype whose lower bound
+// lies past the start of its data; it hangs in its explicit-offset collective
+// routines on some), so piox keeps the program's way and lands where stock does.
 enum class Positioning { explicit_offset, individual_pointer };
 
 template <Direction D, bool Collective, Completion C>

@@ -1,7 +1,7 @@
 // Atomic mode's per-file state and the locking of one access: see atomic_file.h.
 #include "atomic_file.h"
 
-#include "atomic_sieve.h"
+#include "own_transfer.h"
 #include "errors.h"
 #include "lockless.h"
 #include "piox_log.h"
@@ -102,10 +102,10 @@ int attach(MPI_File fh, MPI_Comm comm, const char *filename, int amode, bool loc
     if (rc != MPI_SUCCESS)
         return rc;
     PMPI_Comm_set_errhandler(file->comm, MPI_ERRORS_RETURN);
-    open_sieve_descriptor(*file, amode);
+    open_own_descriptor(*file, amode);
     file->lockless = lockless;
     if (lockless && (rc = create_lock(*file)) != MPI_SUCCESS) {
-        close_sieve_descriptor(*file);
+        close_own_descriptor(*file);
         PMPI_Comm_free(&file->comm);
         return rc;
     }
@@ -118,7 +118,7 @@ int detach(AtomicFile &file)
     int rc = MPI_SUCCESS;
     if (file.view != nullptr)
         piox_view_free(&file.view);
-    close_sieve_descriptor(file);
+    close_own_descriptor(file);
     if (file.lock != nullptr)
         rc = piox_lock_free(&file.lock);
     int rc2 = PMPI_Comm_free(&file.comm);

@@ -5,15 +5,16 @@
 //
 // In atomic mode every data access holds the locks for exactly the bytes it
 // touches (its view flattened, adio/include/piox_view.h), read or write mode, for
-// the whole transfer. The data moves with the library's blocking independent
-// routines while the locks are held: collective routines become independent (a
+// the whole transfer. piox moves the data itself while the locks are held
+// (own_transfer.h), or hands it to the library's blocking independent routines
+// where it cannot: collective routines become independent (a
 // process holding locks must never wait in a collective for one that waits for
 // those locks; ROMIO does the same in atomic mode), and nonblocking routines finish
 // before they return a completed request.
 //
 // The library's write data sieving is off in atomic mode (atomic_file.cpp says why).
 //
-// Visibility: the transfer is a pwrite/pread through the library, finished before
+// Visibility: the transfer is a pwrite/pread (piox's or the library's), finished before
 // the locks are released, and the next conflicting access starts only after it has
 // acquired them; on a file system that keeps one page cache per file (local file
 // systems, FUSE mounts) the write is then visible to every process of the node.
@@ -60,10 +61,10 @@ struct AtomicFile {
                                 // MPI_File_set_atomicity(fh, 1)
     piox_view *view = nullptr;  // the current view, flattened at the first locked access
     bool native = true;         // the view's data representation is "native"
-    int sieve_fd = -1;          // piox's own descriptor of the file (atomic_sieve.h)
-    bool sieve_writes = false;  // it was opened for writing
-    AccessMap last_access;      // see map_access
-    std::vector<char> sieve_stream, sieve_span;
+    int own_fd = -1;             // piox's own descriptor of the file (own_transfer.h)
+    bool own_fd_writes = false;  // it was opened for writing
+    AccessMap last_access;       // see map_access
+    std::vector<char> own_stream, own_span;  // staging for own_transfer, kept between calls
     // The library's write sieving hint before atomic mode; empty when the library
     // has no such hint (it is not ROMIO) and atomic mode leaves its hints alone.
     std::string saved_ds_write;

@@ -1,10 +1,17 @@
 // The parts of data_access.h that are not templates: the ordered routines' claim,
-// the split collectives' end calls, and atomic mode's switch.
+// the split collectives' end calls, a read's advance, and atomic mode's switch.
 #include "data_access.h"
 
 #include <string>
 
 namespace piox::mpiio {
+
+MPI_Offset etypes_read(const OpenFile &file, const MPI_Status &status)
+{
+    MPI_Count bytes = 0;
+    PMPI_Get_elements_x(&status, MPI_BYTE, &bytes);
+    return bytes > 0 ? static_cast<MPI_Offset>(bytes / file.etype_size) : 0;
+}
 
 int claim_ordered(OpenFile &file, const char *routine, Direction direction, MPI_Count count,
                   MPI_Datatype datatype, MPI_Offset *offset, int *local_error)

@@ -16,6 +16,8 @@
 #include "sequential.h"
 #include "transfer.h"
 
+#include <algorithm>
+
 namespace piox::mpiio {
 
 // The completion argument of transfer_at: the caller's status or request, or for a
@@ -43,9 +45,15 @@ int explicit_access(OpenFile &file, const char *routine, MPI_Offset offset,
     return transfer_at<A>(file, offset, buf, count, datatype, completion_or(split, out...));
 }
 
+// The etypes a blocking read at the individual pointer read, by its status: a read
+// that reaches the end of the file moves the pointer past what it read (MPI-3.1
+// 13.4.3), whole etypes.
+MPI_Offset etypes_read(const OpenFile &file, const MPI_Status &status);
+
 // MPI_File_{read,write}{,_all}, their i- forms and split begins: at piox's individual
 // pointer, which then moves past the etypes the access asked for (MPI-3.1 13.4.1:
-// at once, for nonblocking and split routines too).
+// at once, for nonblocking and split routines too), or for a blocking read past those
+// it read.
 template <typename A, typename Count, typename... Out>
 int pointer_access(OpenFile &file, const char *routine, BufferOf<A::direction> buf, Count count,
                    MPI_Datatype datatype, Out... out)
@@ -61,6 +69,16 @@ int pointer_access(OpenFile &file, const char *routine, BufferOf<A::direction> b
         return raise_code(file.fh, rc);
     const MPI_Offset offset = file.position;
     const SplitKind split = A::writes ? SplitKind::write_all : SplitKind::read_all;
+    if constexpr (A::completion == Completion::blocking && !A::writes) {
+        MPI_Status own_status{}, *status = (out, ...);
+        if (status == MPI_STATUS_IGNORE)
+            status = &own_status;
+        rc = transfer_at<A, Positioning::individual_pointer>(file, offset, buf, count, datatype,
+                                                              status);
+        if (rc == MPI_SUCCESS)
+            file.position = offset + std::min(etypes, etypes_read(file, *status));
+        return rc;
+    }
     rc = transfer_at<A, Positioning::individual_pointer>(file, offset, buf, count, datatype,
                                                           completion_or(split, out...));
     if (rc == MPI_SUCCESS)

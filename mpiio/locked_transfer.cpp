@@ -1,8 +1,8 @@
 // See locked_transfer.h.
 #include "locked_transfer.h"
 
-#include "atomic_sieve.h"
 #include "instantiate.h"
+#include "own_transfer.h"
 #include "packed_transfer.h"
 
 namespace piox::mpiio {
@@ -10,14 +10,22 @@ namespace piox::mpiio {
 template <typename Count>
 int locked_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, void *buf,
                     Count count, MPI_Datatype datatype, MPI_Count etype_size,
-                    Positioning positioning, MPI_Status *status)
+                    MPI_Status *status)
 {
+    // An access of no bytes touches nothing: no lock, and no map of the view (a
+    // darray filetype may hold no data on some process). The library still judges
+    // its arguments.
+    MPI_Count size = 0;
+    if (count == 0 || (datatype != MPI_DATATYPE_NULL &&
+                       PMPI_Type_size_x(datatype, &size) == MPI_SUCCESS && size == 0))
+        return library_transfer(file.fh, direction, offset, buf, count, datatype, etype_size,
+                                status);
     int rc = MPI_SUCCESS;
-    if (sieved_transfer(file, direction, offset, buf, count, datatype, status, &rc))
+    if (own_transfer(file, direction, offset, buf, count, datatype, etype_size, status, &rc))
         return rc;
     return with_access_locked(file, direction, offset, count, datatype, [&] {
         return library_transfer(file.fh, direction, offset, buf, count, datatype, etype_size,
-                                positioning, status);
+                                status);
     });
 }
 

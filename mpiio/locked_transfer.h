@@ -1,6 +1,6 @@
 // Moving one access's data in atomic mode (and independent writes on a lockless
-// file system): with the access's bytes locked, by piox's own sieving when that
-// pays (atomic_sieve.h), else by the library's blocking independent routine in the
+// file system): with the access's bytes locked, by piox itself where it can
+// (own_transfer.h), else by the library's blocking explicit-offset routine in the
 // count form the program called (packed_transfer.h). See atomic_file.h for what it
 // guarantees, and transfer.h for how nonblocking and collective routines come to use it.
 #ifndef PIOX_MPIIO_LOCKED_TRANSFER_H
@@ -10,13 +10,12 @@
 
 namespace piox::mpiio {
 
-// count items of datatype at offset (etypes of the view, of etype_size bytes each),
-// handed to the library as `positioning` says (access_kind.h); Count is int or
-// MPI_Count. Errors are raised on the file.
+// count items of datatype at offset (etypes of the view, of etype_size bytes each);
+// Count is int or MPI_Count. Errors are raised on the file.
 template <typename Count>
 int locked_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, void *buf,
                     Count count, MPI_Datatype datatype, MPI_Count etype_size,
-                    Positioning positioning, MPI_Status *status);
+                    MPI_Status *status);
 
 }  // namespace piox::mpiio
 

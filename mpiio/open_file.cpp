@@ -11,6 +11,7 @@ void view_was_set(OpenFile &file, MPI_Datatype etype)
     PMPI_Type_size_x(etype, &size);
     file.etype_size = size > 0 ? size : 1;
     file.position = 0;
+    file.library_pointer_in_step = true;  // the library's pointer is 0 too
     if (file.atomic != nullptr)
         view_changed(*file.atomic);
 }

@@ -42,6 +42,12 @@ struct OpenFile {
     // that every individual-pointer access can move its data the way piox moves
     // explicit-offset ones (and MPICH's own answer is wrong for some views).
     MPI_Offset position = 0;
+    // The library's own individual pointer is where the program's calls would have
+    // left it under stock MPI: true from open and after every MPI_File_set_view
+    // until piox seeks or moves an individual-pointer access itself. While it holds,
+    // individual-pointer accesses piox passes on need no seek of the library's
+    // pointer, and land exactly where stock puts them (transfer.h).
+    bool library_pointer_in_step = true;
     SplitCollective split;
     std::unique_ptr<SfpFile> sfp;        // null when the library keeps the shared pointer
     std::unique_ptr<AtomicFile> atomic;  // null when the library keeps atomic mode

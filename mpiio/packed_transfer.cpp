@@ -17,19 +17,11 @@ constexpr MPI_Count kChunkBytes = MPI_Count(32) << 20;
 
 template <typename Count>
 int direct(MPI_File fh, Direction direction, MPI_Offset offset, void *buf, Count count,
-           MPI_Datatype datatype, Positioning positioning, MPI_Status *status)
+           MPI_Datatype datatype, MPI_Status *status)
 {
-    const bool write = direction == Direction::write;
-    if (positioning == Positioning::explicit_offset)
-        return write ? PIOX_NEXT_IN_FORM(File_write_at, Count)(fh, offset, buf, count, datatype,
-                                                              status)
-                     : PIOX_NEXT_IN_FORM(File_read_at, Count)(fh, offset, buf, count, datatype,
-                                                             status);
-    const int rc = PIOX_NEXT_ROUTINE(File_seek)(fh, offset, MPI_SEEK_SET);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return write ? PIOX_NEXT_IN_FORM(File_write, Count)(fh, buf, count, datatype, status)
-                 : PIOX_NEXT_IN_FORM(File_read, Count)(fh, buf, count, datatype, status);
+    if (direction == Direction::write)
+        return PIOX_NEXT_IN_FORM(File_write_at, Count)(fh, offset, buf, count, datatype, status);
+    return PIOX_NEXT_IN_FORM(File_read_at, Count)(fh, offset, buf, count, datatype, status);
 }
 
 }  // namespace
@@ -50,7 +42,7 @@ char *contiguous_data(void *buf, MPI_Datatype datatype, MPI_Count size)
 template <typename Count>
 int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *buf,
                      Count count, MPI_Datatype datatype, MPI_Count etype_size,
-                     Positioning positioning, MPI_Status *status)
+                     MPI_Status *status)
 {
     MPI_Count size = 0, lb = 0, extent = 0;
     // Anything the library should judge (a bad type, a negative count, a type that
@@ -60,7 +52,7 @@ int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *
         size % etype_size != 0 || size > kChunkBytes ||
         PMPI_Type_get_extent_x(datatype, &lb, &extent) != MPI_SUCCESS ||
         contiguous_data(buf, datatype, size) != nullptr)
-        return direct(fh, direction, offset, buf, count, datatype, positioning, status);
+        return direct(fh, direction, offset, buf, count, datatype, status);
 
     const MPI_Count items_per_chunk = std::max<MPI_Count>(1, kChunkBytes / size);
     std::vector<char> stage(static_cast<size_t>(std::min<MPI_Count>(count, items_per_chunk) * size));
@@ -76,7 +68,7 @@ int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *
         PMPI_Pack(first, items, datatype, stage.data(), bytes, &position, MPI_COMM_SELF);
         const MPI_Offset at = offset + moved / etype_size;
         const int rc =
-            direct(fh, direction, at, stage.data(), bytes, MPI_BYTE, positioning, &chunk_status);
+            direct(fh, direction, at, stage.data(), bytes, MPI_BYTE, &chunk_status);
         if (rc != MPI_SUCCESS)
             return rc;
         MPI_Count got = 0;
@@ -92,7 +84,8 @@ int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *
     }
     if (status != MPI_STATUS_IGNORE) {
         *status = chunk_status;
-        PMPI_Status_set_elements_x(status, MPI_BYTE, moved);
+        // A read that ends inside an etype did not read it.
+        PMPI_Status_set_elements_x(status, MPI_BYTE, moved - moved % etype_size);
     }
     return MPI_SUCCESS;
 }

@@ -24,14 +24,14 @@ namespace piox::mpiio {
 char *contiguous_data(void *buf, MPI_Datatype datatype, MPI_Count size);
 
 // count items of datatype at offset (etypes of the view, whose etype has etype_size
-// bytes) by the library's MPI_File_read_at / MPI_File_write_at, or MPI_File_seek and
-// MPI_File_read / MPI_File_write (positioning: access_kind.h): the next definition
-// after piox, in the count form Count. The status counts the bytes moved. The
-// library's errors are raised by the library.
+// bytes) by the library's MPI_File_read_at / MPI_File_write_at: the next definition
+// after piox, in the count form Count. The status counts the bytes moved (whole
+// etypes, for a packed read that reached the end of the file). The library's errors
+// are raised by the library.
 template <typename Count>
 int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *buf,
                      Count count, MPI_Datatype datatype, MPI_Count etype_size,
-                     Positioning positioning, MPI_Status *status);
+                     MPI_Status *status);
 
 }  // namespace piox::mpiio
 

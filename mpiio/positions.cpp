@@ -73,6 +73,7 @@ int File_seek(OpenFile &file, MPI_Offset offset, int whence)
                            where(file, routine) + "the new position would be " +
                                (offset < 0 ? "negative" : "past the largest offset"));
     file.position = base + offset;
+    file.library_pointer_in_step = false;
     return MPI_SUCCESS;
 }
 

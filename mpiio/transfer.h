@@ -1,7 +1,7 @@
 // How every data access moves its data once it knows its offset (etypes of the
 // current view), whichever way it was positioned (data_access.h).
 //
-// piox moves it, locked (locked_transfer.h), while the file is in atomic mode and,
+// piox moves it, locked (locked_transfer.h, own_transfer.h), while the file is in atomic mode and,
 // on a lockless file system, for independent writes. It does so at once: a
 // collective routine becomes independent (a process holding locks must never wait
 // in a collective for one that waits for them; ROMIO does the same in atomic mode),
@@ -92,16 +92,22 @@ auto next_by_pointer()
 }
 
 // Calls the library's routine for an access of kind A at offset, positioned as P:
-// next(fh, [offset,] buf, count, datatype[, out]).
+// next(fh, [offset,] buf, count, datatype[, out]). At the individual pointer, the
+// library's pointer is sought to offset first unless it is in step
+// (OpenFile::library_pointer_in_step): then the call reaches the library exactly as
+// the program made it.
 template <typename A, Positioning P, typename Count, typename Buffer, typename... Out>
-int call_library(MPI_File fh, MPI_Offset offset, Buffer buf, Count count, MPI_Datatype datatype,
-                 Out... out)
+int call_library(OpenFile &file, MPI_Offset offset, Buffer buf, Count count,
+                 MPI_Datatype datatype, Out... out)
 {
     if constexpr (P == Positioning::explicit_offset) {
-        return next_at<A, Count>()(fh, offset, buf, count, datatype, out...);
+        return next_at<A, Count>()(file.fh, offset, buf, count, datatype, out...);
     } else {
-        const int rc = PIOX_NEXT_ROUTINE(File_seek)(fh, offset, MPI_SEEK_SET);
-        return rc != MPI_SUCCESS ? rc : next_by_pointer<A, Count>()(fh, buf, count, datatype, out...);
+        if (!file.library_pointer_in_step)
+            if (const int rc = PIOX_NEXT_ROUTINE(File_seek)(file.fh, offset, MPI_SEEK_SET);
+                rc != MPI_SUCCESS)
+                return rc;
+        return next_by_pointer<A, Count>()(file.fh, buf, count, datatype, out...);
     }
 }
 
@@ -120,29 +126,31 @@ int transfer_at(OpenFile &file, MPI_Offset offset, BufferOf<A::direction> buf, C
     if (piox_moves<A>(file)) {
         void *data = const_cast<void *>(static_cast<const void *>(buf));
         AtomicFile &atomic = *file.atomic;
+        if constexpr (P == Positioning::individual_pointer)
+            file.library_pointer_in_step = false;  // piox moves it at an explicit offset
         if constexpr (A::completion == Completion::blocking) {
             return locked_transfer(atomic, A::direction, offset, data, count, datatype,
-                                   file.etype_size, P, out);
+                                   file.etype_size, out);
         } else if constexpr (A::completion == Completion::nonblocking) {
             MPI_Status status{};
             const int rc = locked_transfer(atomic, A::direction, offset, data, count, datatype,
-                                           file.etype_size, P, &status);
+                                           file.etype_size, &status);
             return finished_request(file, rc, status, out);
         } else {
             const int rc = locked_transfer(atomic, A::direction, offset, data, count, datatype,
-                                           file.etype_size, P, &file.split.status);
+                                           file.etype_size, &file.split.status);
             if (rc == MPI_SUCCESS)
                 file.split.kind = out, file.split.forwarded = false;
             return rc;
         }
     }
     if constexpr (A::completion == Completion::split_begin) {
-        const int rc = call_library<A, P>(file.fh, offset, buf, count, datatype);
+        const int rc = call_library<A, P>(file, offset, buf, count, datatype);
         if (rc == MPI_SUCCESS)
             file.split.kind = out, file.split.forwarded = true;
         return rc;
     } else {
-        return call_library<A, P>(file.fh, offset, buf, count, datatype, out);
+        return call_library<A, P>(file, offset, buf, count, datatype, out);
     }
 }
 

@@ -1,7 +1,7 @@
 // The routines that concern every part of a file: see file_routines.h.
 #include "file_routines.h"
 
-#include "atomic_sieve.h"
+#include "own_transfer.h"
 #include "config.h"
 #include "errors.h"
 #include "registry.h"
@@ -173,7 +173,7 @@ int File_sync(decltype(&PMPI_File_sync) next, FileRecord *record, MPI_File fh)
 {
     int rc = MPI_SUCCESS;
     if (record != nullptr && record->file.atomic != nullptr)
-        rc = mpiio::sync_sieve_descriptor(*record->file.atomic);
+        rc = mpiio::sync_own_descriptor(*record->file.atomic);
     const int library = next(fh);
     return rc != MPI_SUCCESS ? rc : library;
 }

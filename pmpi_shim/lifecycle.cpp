@@ -48,6 +48,8 @@ const char *attach_parts(FileRecord &record, MPI_Comm comm, const FileConfig &co
     const char *name = file.filename.c_str();
     if (initial_position(comm, file.fh, file.amode, &file.position) != MPI_SUCCESS)
         return "cannot find the end of the file for MPI_MODE_APPEND";
+    // The library's pointer starts at 0 (piox keeps MPI_MODE_APPEND from it).
+    file.library_pointer_in_step = file.position == 0;
     if (config.sfp &&
         mpiio::attach(comm, name, file.position, config.sfp_options, &file.sfp) != MPI_SUCCESS)
         return "cannot create the shared file pointer";

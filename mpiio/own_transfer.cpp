@@ -1,0 +1,265 @@
+// piox moving the data it takes over itself: see own_transfer.h.
+#include "own_transfer.h"
+
+#include "errors.h"
+#include "next.h"
+#include "packed_transfer.h"
+#include "piox_fsprobe.h"
+
+#include <cerrno>
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace piox::mpiio {
+namespace {
+
+constexpr MPI_Offset kMaxSpan = MPI_Offset(4) << 20;  // bytes read or written at once
+constexpr size_t kMinPieces = 8;  // fewer pieces: one system call each is as cheap
+// The cost model that picks sieving: a system call costs about kCallNs, moving the
+// span through memory about one nanosecond per byte read (and again to write it back).
+// Sieving pays one or two calls plus the span; piece by piece pays a call per piece.
+// (Measured here: a pwrite of a small piece is 1-3 us, more when several processes
+// write one file; memcpy and the page cache move a few GB/s.)
+constexpr double kCallNs = 2000;
+constexpr double kNsPerSpanByte = 0.5;
+
+bool sieving_is_cheaper(Direction direction, size_t pieces, MPI_Offset span)
+{
+    const double passes = direction == Direction::write ? 2 : 1;
+    const double sieved = passes * (kCallNs + kNsPerSpanByte * static_cast<double>(span));
+    return static_cast<double>(pieces) * kCallNs > sieved;
+}
+
+bool transfer_all(int fd, char *data, MPI_Offset length, MPI_Offset offset, bool write,
+                  MPI_Offset *done)
+{
+    *done = 0;
+    while (*done < length) {
+        ssize_t n = write ? pwrite(fd, data + *done, static_cast<size_t>(length - *done),
+                                   offset + *done)
+                          : pread(fd, data + *done, static_cast<size_t>(length - *done),
+                                  offset + *done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return false;
+        if (n == 0)
+            break;  // end of file (reads only)
+        *done += n;
+    }
+    return true;
+}
+
+// Whether sieving this access (its map, exact and in stream order: filetypes are
+// monotonic) is worth it in this direction: many pieces within a modest span.
+// *span receives the first piece's start to the last's end.
+bool worth_sieving(const AccessMap &map, Direction direction, piox_extent *span)
+{
+    if (map.pieces.size() < kMinPieces)
+        return false;
+    const piox_extent &first = map.pieces.front(), &last = map.pieces.back();
+    *span = {first.offset, last.offset + last.length - first.offset};
+    return span->length <= kMaxSpan &&
+           sieving_is_cheaper(direction, map.pieces.size(), span->length);
+}
+
+// How long each piece is: its own length, or one known at compile time. Pieces of one
+// small fixed size (a strided view of ints or doubles) are copied with a constant
+// length, which the compiler turns into a load and a store: a call to memcpy per
+// 4-byte piece costs several times the copy itself.
+struct OwnLength {
+    size_t operator()(const piox_extent &piece) const { return static_cast<size_t>(piece.length); }
+};
+template <size_t Length>
+struct FixedLength {
+    size_t operator()(const piox_extent &) const { return Length; }
+};
+
+// Copies every piece between the stream (the access's bytes in order) and the span.
+template <typename PieceLength>
+void move_each(const AccessMap &map, char *span, MPI_Offset span_offset, char *stream,
+               bool into_span, PieceLength length_of)
+{
+    for (const piox_extent &piece : map.pieces) {
+        char *in_span = span + (piece.offset - span_offset);
+        const size_t length = length_of(piece);
+        std::memcpy(into_span ? in_span : stream, into_span ? stream : in_span, length);
+        stream += length;
+    }
+}
+
+void move_pieces(const AccessMap &map, char *span, MPI_Offset span_offset, char *stream,
+                 bool into_span)
+{
+    switch (map.piece_length) {
+    case 4:
+        return move_each(map, span, span_offset, stream, into_span, FixedLength<4>());
+    case 8:
+        return move_each(map, span, span_offset, stream, into_span, FixedLength<8>());
+    case 16:
+        return move_each(map, span, span_offset, stream, into_span, FixedLength<16>());
+    default:
+        return move_each(map, span, span_offset, stream, into_span, OwnLength());
+    }
+}
+
+// An I/O monitor preloaded after libpiox defines MPI_File_write_at; the library's
+// own is an alias of its PMPI_File_write_at (MPICH and Open MPI alike).
+bool a_monitor_follows()
+{
+    static const bool follows =
+        reinterpret_cast<void *>(PIOX_NEXT_ROUTINE(File_write_at)) !=
+        reinterpret_cast<void *>(&PMPI_File_write_at);
+    return follows;
+}
+
+int io_error(AtomicFile &file, const char *what)
+{
+    return raise_error(file.fh, MPI_ERR_IO, std::string("piox's ") + what + " of '" +
+                                                file.filename + "': " + std::strerror(errno));
+}
+
+// The stream bytes a sieved read got when the file ended `got` bytes into the span:
+// the pieces, in stream order, up to the end of the file. Copies them (the rest of
+// the stream keeps its contents).
+MPI_Offset keep_read_pieces(const AccessMap &map, const char *span, const piox_extent &extent,
+                            MPI_Offset got, char *stream)
+{
+    if (got == extent.length) {
+        move_pieces(map, const_cast<char *>(span), extent.offset, stream, false);
+        return map.bytes;
+    }
+    MPI_Offset moved = 0;
+    const MPI_Offset end = extent.offset + got;
+    for (const piox_extent &piece : map.pieces) {
+        const MPI_Offset length = std::min(piece.length, std::max<MPI_Offset>(0, end - piece.offset));
+        std::memcpy(stream + moved, span + (piece.offset - extent.offset), static_cast<size_t>(length));
+        moved += length;
+        if (length < piece.length)
+            break;
+    }
+    return moved;
+}
+
+// The sieved access: one pread of the span and, for a write, one pwrite. Returns the
+// stream bytes moved, or -1 (errno set).
+MPI_Offset sieve(AtomicFile &file, const AccessMap &map, const piox_extent &span, char *stream,
+                 bool write)
+{
+    file.own_span.resize(static_cast<size_t>(span.length));
+    char *data = file.own_span.data();
+    MPI_Offset got = 0;
+    if (!transfer_all(file.own_fd, data, span.length, span.offset, false, &got))
+        return -1;
+    if (!write)
+        return keep_read_pieces(map, data, span, got, stream);
+    std::memset(data + got, 0, static_cast<size_t>(span.length - got));
+    move_pieces(map, data, span.offset, stream, true);
+    MPI_Offset done = 0;
+    return transfer_all(file.own_fd, data, span.length, span.offset, true, &done) ? map.bytes : -1;
+}
+
+// One system call per piece. Returns the stream bytes moved (a read stops at the end
+// of the file), or -1 (errno set).
+MPI_Offset piece_by_piece(AtomicFile &file, const AccessMap &map, char *stream, bool write)
+{
+    MPI_Offset moved = 0;
+    for (const piox_extent &piece : map.pieces) {
+        MPI_Offset done = 0;
+        if (!transfer_all(file.own_fd, stream + moved, piece.length, piece.offset, write, &done))
+            return -1;
+        moved += done;
+        if (done < piece.length)
+            break;
+    }
+    return moved;
+}
+
+}  // namespace
+
+void open_own_descriptor(AtomicFile &file, int amode)
+{
+    const char *path = piox_path_of(file.filename.c_str());
+    // A sieved write reads the span first, so it needs read access too.
+    file.own_fd = open(path, (amode & MPI_MODE_RDONLY) ? O_RDONLY : O_RDWR);
+    file.own_fd_writes = file.own_fd >= 0 && !(amode & MPI_MODE_RDONLY);
+}
+
+void close_own_descriptor(AtomicFile &file)
+{
+    if (file.own_fd >= 0)
+        close(file.own_fd);
+    file.own_fd = -1;
+}
+
+int sync_own_descriptor(AtomicFile &file)
+{
+    if (!file.own_fd_writes || fdatasync(file.own_fd) == 0)
+        return MPI_SUCCESS;
+    return io_error(file, "sync");
+}
+
+bool own_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, void *buf,
+                  MPI_Count count, MPI_Datatype datatype, MPI_Count etype_size,
+                  MPI_Status *status, int *rc)
+{
+    const bool write = direction == Direction::write;
+    MPI_Count size = 0;
+    if (file.own_fd < 0 || (write && !file.own_fd_writes) || count <= 0 || offset < 0 ||
+        etype_size <= 0 || a_monitor_follows() || datatype == MPI_DATATYPE_NULL ||
+        PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS || size <= 0 ||
+        count > kMaxSpan / size || current_view(file) != MPI_SUCCESS || !file.native)
+        return false;
+    const MPI_Offset bytes = static_cast<MPI_Offset>(size) * count;
+    const AccessMap *map = nullptr;
+    if (map_access(file, offset, bytes, &map) != MPI_SUCCESS || !map->exact)
+        return false;
+
+    // The access's bytes in stream order: the user's buffer itself, or a packed copy
+    // (for a read too: what the file does not hold then keeps the buffer's contents).
+    char *stream = contiguous_data(buf, datatype, size);
+    const bool packed = stream == nullptr;
+    int position = 0;
+    if (packed) {
+        file.own_stream.resize(static_cast<size_t>(bytes));
+        stream = file.own_stream.data();
+        if (PMPI_Pack(buf, static_cast<int>(count), datatype, stream, static_cast<int>(bytes),
+                      &position, MPI_COMM_SELF) != MPI_SUCCESS ||
+            position != bytes)
+            return false;
+    }
+    piox_extent span{};
+    const bool sieved = worth_sieving(*map, direction, &span);
+    // A sieved write locks the whole span it rewrites; otherwise the exact bytes.
+    *rc = sieved && write ? piox_lock_acquire(file.lock, PIOX_LOCK_WRITE, &span, 1)
+                          : piox_lock_acquire(file.lock, write ? PIOX_LOCK_WRITE : PIOX_LOCK_READ,
+                                              map->locks.data(),
+                                              static_cast<int>(map->locks.size()));
+    if (*rc != MPI_SUCCESS) {
+        *rc = raise_code(file.fh, *rc);
+        return true;
+    }
+    MPI_Offset moved = sieved ? sieve(file, *map, span, stream, write)
+                              : piece_by_piece(file, *map, stream, write);
+    piox_lock_release(file.lock);
+    if (moved < 0) {
+        *rc = io_error(file, write ? "write" : "read");
+        return true;
+    }
+    if (!write && packed) {
+        position = 0;
+        PMPI_Unpack(stream, static_cast<int>(bytes), &position, buf, static_cast<int>(count),
+                    datatype, MPI_COMM_SELF);
+    }
+    moved -= moved % etype_size;  // a read that ends inside an etype did not read it
+    if (status != MPI_STATUS_IGNORE)
+        PMPI_Status_set_elements_x(status, MPI_BYTE, moved);
+    *rc = MPI_SUCCESS;
+    return true;
+}
+
+}  // namespace piox::mpiio
