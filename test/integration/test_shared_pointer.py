@@ -85,7 +85,8 @@ def liveness(mpirun, program, directory, env=None):
 
 
 def test_writers_do_not_wait_for_the_host(any_dir, mpirun, program):
-    """The host sleeps 3 s outside MPI; 7 ranks x 1000 write_shared finish first."""
+    """The host sleeps outside MPI until 7 ranks x 1000 write_shared have finished
+    (30 s at most): they finish without it."""
     assert not liveness(mpirun, program, any_dir)
 
 

@@ -2,9 +2,13 @@
  * liveness FILE CALLS RECORD_BYTES - shows that shared-mode accesses never wait for
  * the process hosting the shared pointer.
  *
- * After opening FILE, rank 0 (the host) sleeps 3 s outside MPI while every other
- * rank makes CALLS write_shared calls (the host makes its own after waking). Each rank notes, on the node's monotonic
- * clock, when it finished; rank 0 notes when it woke. Rank 0 prints
+ * After opening FILE, rank 0 (the host) sleeps outside MPI while every other rank
+ * makes CALLS write_shared calls (the host makes its own after waking). It sleeps
+ * until every writer has left a marker file FILE.done.<rank> beside FILE, or for
+ * HOST_SLEEP_LIMIT seconds at most: writers that need the host cannot finish before
+ * it wakes, however fast the machine, and writers that do not need it are never
+ * counted as waiting because the machine is slow. Each rank notes, on the node's
+ * monotonic clock, when it finished; rank 0 notes when it woke. Rank 0 prints
  *   host_woke=<s> last_writer_done=<s> writers_waited=<0|1>
  * writers_waited=1 means some writer finished only after the host woke up.
  * The file's records are checked by the caller (records_check), so every call is a
@@ -13,14 +17,40 @@
 #include "record.h"
 #include "testlib.h"
 
+#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
+
+#define HOST_SLEEP_LIMIT 30.0
 
 static double now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void marker_name(char *name, size_t n, const char *file, int rank)
+{
+    snprintf(name, n, "%s.done.%d", file, rank);
+}
+
+/* The host's sleep: until every writer's marker exists, or HOST_SLEEP_LIMIT. */
+static void sleep_until_writers_done(const char *file, int size)
+{
+    const double start = now();
+    char name[4096];
+    for (int rank = 1; rank < size && now() - start < HOST_SLEEP_LIMIT;) {
+        marker_name(name, sizeof name, file, rank);
+        if (access(name, F_OK) == 0)
+            rank++;
+        else
+            usleep(10000);
+    }
+    for (int rank = 1; rank < size; rank++) {
+        marker_name(name, sizeof name, file, rank);
+        unlink(name);
+    }
 }
 
 int main(int argc, char **argv)
@@ -41,7 +71,8 @@ int main(int argc, char **argv)
 
     double done = 0;
     if (rank == 0) {
-        sleep(3); /* outside MPI: the host makes no MPI progress meanwhile */
+        /* outside MPI: the host makes no MPI progress meanwhile */
+        sleep_until_writers_done(argv[1], size);
         done = now();
     }
     /* The host writes its records too, after waking, so the file is complete. */
@@ -50,8 +81,15 @@ int main(int argc, char **argv)
         int len = (int)record_make(buf, (uint32_t)rank, (uint32_t)seq, 7);
         CHECK_MPI(MPI_File_write_shared(fh, buf, len, MPI_BYTE, MPI_STATUS_IGNORE));
     }
-    if (rank != 0)
+    if (rank != 0) {
         done = now();
+        char name[4096];
+        marker_name(name, sizeof name, argv[1], rank);
+        FILE *marker = fopen(name, "w");
+        CHECK(marker != NULL, "cannot create %s", name);
+        if (marker != NULL)
+            fclose(marker);
+    }
     double last_writer = 0, host_woke = 0, writer_done = rank == 0 ? 0 : done;
     MPI_Reduce(&writer_done, &last_writer, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     host_woke = done;
