@@ -74,11 +74,12 @@ struct AtomicFile {
 int attach(MPI_File fh, MPI_Comm comm, const char *filename, int amode, bool lockless,
            const AtomicOptions &options, std::unique_ptr<AtomicFile> *out);
 
-// True when piox moves this access's data: always in atomic mode; outside it,
-// the independent writes of a file on a lockless file system.
-inline bool takes_over(const AtomicFile &file, bool independent_write)
+// True when piox may move the data of an access: always in atomic mode; outside it,
+// the writes of a file on a lockless file system (collective ones only when their
+// processes' bytes are disjoint: disjoint_writes.h).
+inline bool takes_over(const AtomicFile &file, bool write)
 {
-    return file.atomic || (file.lockless && independent_write);
+    return file.atomic || (file.lockless && write);
 }
 
 // Collective (MPI_File_close): frees the lock and the communicator.

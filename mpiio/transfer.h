@@ -1,8 +1,10 @@
 // How every data access moves its data once it knows its offset (etypes of the
 // current view), whichever way it was positioned (data_access.h).
 //
-// piox moves it, locked (locked_transfer.h, own_transfer.h), while the file is in atomic mode and,
-// on a lockless file system, for independent writes. It does so at once: a
+// piox moves it, locked (locked_transfer.h, own_transfer.h), while the file is in
+// atomic mode and, on a lockless file system, for independent writes and for
+// collective writes whose processes write disjoint bytes (disjoint_writes.h). It
+// does so at once: a
 // collective routine becomes independent (a process holding locks must never wait
 // in a collective for one that waits for them; ROMIO does the same in atomic mode),
 // a nonblocking routine returns a request that is already complete, and a split
@@ -16,17 +18,33 @@
 #define PIOX_MPIIO_TRANSFER_H
 
 #include "access_kind.h"
+#include "disjoint_writes.h"
 #include "locked_transfer.h"
 #include "next.h"
 #include "open_file.h"
 
 namespace piox::mpiio {
 
-// True when piox moves an access of kind A on this file.
+// True when piox may move accesses of kind A on this file (the shim then hands
+// them to piox).
 template <typename A>
 bool piox_moves(const OpenFile &file)
 {
-    return file.atomic != nullptr && takes_over(*file.atomic, A::writes && !A::collective);
+    return file.atomic != nullptr && takes_over(*file.atomic, A::writes);
+}
+
+// True when piox moves this access: one piox_moves allows, except a collective
+// write on a lockless file system outside atomic mode whose processes' bytes
+// interleave (collective: disjoint_writes.h).
+template <typename A>
+bool piox_moves_this(OpenFile &file, MPI_Offset offset, MPI_Count count, MPI_Datatype datatype)
+{
+    if (!piox_moves<A>(file))
+        return false;
+    if constexpr (A::writes && A::collective)
+        if (!file.atomic->atomic)
+            return writes_are_disjoint(*file.atomic, offset, count, datatype);
+    return true;
 }
 
 // The library's explicit-offset routine for an access of kind A, in form Count.
@@ -123,7 +141,7 @@ template <typename A, Positioning P = Positioning::explicit_offset, typename Cou
 int transfer_at(OpenFile &file, MPI_Offset offset, BufferOf<A::direction> buf, Count count,
                 MPI_Datatype datatype, Out out)
 {
-    if (piox_moves<A>(file)) {
+    if (piox_moves_this<A>(file, offset, count, datatype)) {
         void *data = const_cast<void *>(static_cast<const void *>(buf));
         AtomicFile &atomic = *file.atomic;
         if constexpr (P == Positioning::individual_pointer)
