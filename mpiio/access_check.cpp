@@ -8,6 +8,21 @@
 
 namespace piox::mpiio {
 
+int access_bytes(MPI_Count count, MPI_Datatype datatype, MPI_Offset *bytes)
+{
+    *bytes = 0;
+    MPI_Count size = 0;
+    if (count < 0)
+        return MPI_ERR_COUNT;
+    if (datatype == MPI_DATATYPE_NULL || PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS ||
+        size == MPI_UNDEFINED || size < 0)
+        return MPI_ERR_TYPE;
+    if (size > 0 && count > std::numeric_limits<MPI_Offset>::max() / size)
+        return MPI_ERR_COUNT;
+    *bytes = static_cast<MPI_Offset>(size * count);
+    return MPI_SUCCESS;
+}
+
 int check_access(const OpenFile &file, const char *routine, Direction direction,
                  MPI_Count count, MPI_Datatype datatype, MPI_Offset *etypes)
 {
@@ -22,13 +37,13 @@ int check_access(const OpenFile &file, const char *routine, Direction direction,
         return error_code(MPI_ERR_ACCESS, where() + "file was opened MPI_MODE_WRONLY");
     if (datatype == MPI_DATATYPE_NULL)
         return error_code(MPI_ERR_TYPE, where() + "datatype is MPI_DATATYPE_NULL");
-    MPI_Count size = 0;
-    if (PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS || size == MPI_UNDEFINED)
+    MPI_Offset bytes = 0;
+    const int rc = access_bytes(count, datatype, &bytes);
+    if (rc == MPI_ERR_TYPE)
         return error_code(MPI_ERR_TYPE, where() + "invalid datatype");
-    if (size > 0 && count > std::numeric_limits<MPI_Count>::max() / size)
+    if (rc != MPI_SUCCESS)
         return error_code(MPI_ERR_COUNT, where() + "count " + std::to_string(count) +
                                              " is past the largest file");
-    const MPI_Count bytes = size * count;
     if (bytes % file.etype_size != 0)
         return error_code(MPI_ERR_TYPE, where() + "the access is " + std::to_string(bytes) +
                                             " bytes, not a whole number of " +

@@ -7,6 +7,11 @@
 
 namespace piox::mpiio {
 
+// The bytes of count items of datatype. Returns MPI_SUCCESS, MPI_ERR_COUNT (a
+// negative count, or more bytes than an MPI_Offset holds) or MPI_ERR_TYPE (a null or
+// invalid datatype), as bare classes: the caller says which access it was.
+int access_bytes(MPI_Count count, MPI_Datatype datatype, MPI_Offset *bytes);
+
 // Checks an access of count items of datatype on file: count >= 0, a valid datatype
 // whose size is a whole number of etypes, an access mode that allows the direction,
 // a length MPI_Offset can hold. On success returns MPI_SUCCESS and the access length

@@ -1,13 +1,14 @@
 // Atomic mode's per-file state and the locking of one access: see atomic_file.h.
 #include "atomic_file.h"
 
+#include "access_check.h"
+
 #include "own_transfer.h"
 #include "errors.h"
 #include "lockless.h"
 #include "piox_log.h"
 
 #include <algorithm>
-#include <limits>
 
 namespace piox::mpiio {
 namespace {
@@ -171,21 +172,20 @@ int get_atomicity(const AtomicFile &file, int *flag)
 int lock_access(AtomicFile &file, Direction direction, MPI_Offset offset, MPI_Count count,
                 MPI_Datatype datatype)
 {
-    if (count < 0)
-        return error_code(MPI_ERR_COUNT, "'" + file.filename + "': negative count " +
-                                             std::to_string(count));
-    MPI_Count size = 0;
-    if (datatype == MPI_DATATYPE_NULL || PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS ||
-        size == MPI_UNDEFINED)
+    MPI_Offset bytes = 0;
+    int rc = access_bytes(count, datatype, &bytes);
+    if (rc == MPI_ERR_TYPE)
         return error_code(MPI_ERR_TYPE, "'" + file.filename + "': invalid datatype");
+    if (rc != MPI_SUCCESS)
+        return error_code(MPI_ERR_COUNT, "'" + file.filename + "': count " +
+                                             std::to_string(count) +
+                                             (count < 0 ? " is negative"
+                                                        : " is past the largest file"));
     if (offset < 0)
         return error_code(MPI_ERR_ARG, "'" + file.filename + "': negative offset " +
                                            std::to_string(offset));
-    if (size > 0 && count > std::numeric_limits<MPI_Offset>::max() / size)
-        return error_code(MPI_ERR_COUNT, "'" + file.filename + "': count " +
-                                             std::to_string(count) + " is past the largest file");
     const AccessMap *map = nullptr;
-    int rc = map_access(file, offset, static_cast<MPI_Offset>(size) * count, &map);
+    rc = map_access(file, offset, bytes, &map);
     if (rc != MPI_SUCCESS)
         return rc;
     return piox_lock_acquire(file.lock,

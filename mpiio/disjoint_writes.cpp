@@ -1,8 +1,9 @@
 // See disjoint_writes.h.
 #include "disjoint_writes.h"
 
+#include "access_check.h"
+
 #include <algorithm>
-#include <limits>
 #include <utility>
 #include <vector>
 
@@ -15,15 +16,13 @@ constexpr MPI_Offset kUnknown = -1;  // a process that cannot tell its range
 std::pair<MPI_Offset, MPI_Offset> byte_range(AtomicFile &file, MPI_Offset offset,
                                              MPI_Count count, MPI_Datatype datatype)
 {
-    MPI_Count size = 0;
-    if (count < 0 || offset < 0 || datatype == MPI_DATATYPE_NULL ||
-        PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS || size == MPI_UNDEFINED ||
-        (size > 0 && count > std::numeric_limits<MPI_Offset>::max() / size))
+    MPI_Offset bytes = 0;
+    if (offset < 0 || access_bytes(count, datatype, &bytes) != MPI_SUCCESS)
         return {kUnknown, kUnknown};
-    if (size == 0 || count == 0)
+    if (bytes == 0)
         return {0, 0};
     const AccessMap *map = nullptr;
-    if (map_access(file, offset, static_cast<MPI_Offset>(size) * count, &map) != MPI_SUCCESS ||
+    if (map_access(file, offset, bytes, &map) != MPI_SUCCESS ||
         map->pieces.empty())
         return {kUnknown, kUnknown};
     const piox_extent &last = map->pieces.back();

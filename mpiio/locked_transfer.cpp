@@ -1,6 +1,7 @@
 // See locked_transfer.h.
 #include "locked_transfer.h"
 
+#include "access_check.h"
 #include "instantiate.h"
 #include "own_transfer.h"
 #include "packed_transfer.h"
@@ -15,9 +16,8 @@ int locked_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, vo
     // An access of no bytes touches nothing: no lock, and no map of the view (a
     // darray filetype may hold no data on some process). The library still judges
     // its arguments.
-    MPI_Count size = 0;
-    if (count == 0 || (datatype != MPI_DATATYPE_NULL &&
-                       PMPI_Type_size_x(datatype, &size) == MPI_SUCCESS && size == 0))
+    MPI_Offset bytes = -1;
+    if (count == 0 || (access_bytes(count, datatype, &bytes) == MPI_SUCCESS && bytes == 0))
         return library_transfer(file.fh, direction, offset, buf, count, datatype, etype_size,
                                 status);
     int rc = MPI_SUCCESS;

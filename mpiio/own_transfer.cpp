@@ -1,6 +1,7 @@
 // piox moving the data it takes over itself: see own_transfer.h.
 #include "own_transfer.h"
 
+#include "access_check.h"
 #include "errors.h"
 #include "next.h"
 #include "packed_transfer.h"
@@ -208,13 +209,12 @@ bool own_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, void
                   MPI_Status *status, int *rc)
 {
     const bool write = direction == Direction::write;
-    MPI_Count size = 0;
-    if (file.own_fd < 0 || (write && !file.own_fd_writes) || count <= 0 || offset < 0 ||
-        etype_size <= 0 || a_monitor_follows() || datatype == MPI_DATATYPE_NULL ||
-        PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS || size <= 0 ||
-        count > kMaxSpan / size || current_view(file) != MPI_SUCCESS || !file.native)
+    MPI_Offset bytes = 0;
+    if (file.own_fd < 0 || (write && !file.own_fd_writes) || offset < 0 || etype_size <= 0 ||
+        a_monitor_follows() || access_bytes(count, datatype, &bytes) != MPI_SUCCESS ||
+        bytes <= 0 || bytes > kMaxSpan || current_view(file) != MPI_SUCCESS || !file.native)
         return false;
-    const MPI_Offset bytes = static_cast<MPI_Offset>(size) * count;
+    const MPI_Count size = bytes / count;
     const AccessMap *map = nullptr;
     if (map_access(file, offset, bytes, &map) != MPI_SUCCESS || !map->exact)
         return false;
