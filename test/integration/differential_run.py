@@ -1,0 +1,270 @@
+"""Runs differential cases (differential_cases.py) through test/programs/differential
+in each configuration, and judges piox's results against the standard and stock ROMIO.
+
+Configurations (all `mpiexec -n 2`, MPICH):
+  stock               no preload, a /tmp directory
+  stock-atomic        the same, every case in atomic mode
+  piox                libpiox preloaded, defaults, /tmp
+  piox-lockless       preloaded, PIOX_LOCKLESS=yes, /tmp
+  piox-lockless-fuse  preloaded, on the lockless FUSE fixture
+  piox-atomic         preloaded, every case in atomic mode, /tmp
+Each piox configuration's anchor is the stock configuration of the same atomicity.
+
+Verdicts per case and piox configuration, from byte-by-byte comparison of the file,
+the buffers, the counts and the positions:
+  ok         piox matches the standard
+  inherited  piox differs from the standard exactly as stock ROMIO does: in each
+             field where piox deviates, stock deviates the same way
+  worse      piox differs where stock is right, or differently from stock, or
+             hangs or dies where stock does not
+  skip       not applicable: the case is invalid or the harness could not run it,
+             or stock hung or died on it
+"""
+import os
+import signal
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+
+import differential_cases
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("PIOX_BUILD_DIR", os.path.join(REPO, "_build", "mpich"))
+LIBPIOX = os.path.join(BUILD, "pmpi_shim", ".libs", "libpiox.so")
+PROGRAM = os.path.join(BUILD, "test", "programs", "differential")
+LOCKLESS_FS = os.path.join(BUILD, "test", "fixtures", "lockless_fs", "piox-lockless-fs")
+
+COMPARED = ("err", "file", "buf", "count", "bytes", "pos")
+# the fields that say how a run deviates, for each "bad:" name of the program: for
+# the file and the buffers where they differ from the standard, not their bytes
+# (the garbage that ROMIO leaves differs from run to run)
+BAD_FIELDS = {"file": ("filediff",), "buf": ("bufdiff",), "count": ("count", "bytes"),
+              "pos": ("pos",), "err": ("err",)}
+# the program's per-rank bits (bad=) for the fields of one rank
+RANK_BITS = {"bufdiff": 2, "count": 4, "bytes": 4, "pos": 8, "err": 16}
+
+
+@dataclass(frozen=True)
+class Config:
+    name: str
+    piox: bool
+    atomic: bool = False
+    env: tuple = ()
+    fuse: bool = False
+    anchor: str = None
+
+
+CONFIGS = {c.name: c for c in [
+    Config("stock", piox=False),
+    Config("stock-atomic", piox=False, atomic=True),
+    Config("piox", piox=True, anchor="stock"),
+    Config("piox-lockless", piox=True, env=(("PIOX_LOCKLESS", "yes"),), anchor="stock"),
+    Config("piox-lockless-fuse", piox=True, fuse=True, anchor="stock"),
+    Config("piox-atomic", piox=True, atomic=True, anchor="stock-atomic"),
+]}
+ANCHORS = [c for c in CONFIGS.values() if not c.piox]
+PIOX_CONFIGS = [c for c in CONFIGS.values() if c.piox]
+
+
+@dataclass
+class Result:
+    """One case in one configuration: the program's fields, or status
+    hang / died / missing when it printed no line."""
+    status: str                      # "ran", "invalid", "harness", "hang", "died"
+    fields: dict = field(default_factory=dict)
+    bad: frozenset = frozenset()     # fields that differ from the standard
+    line: str = ""
+
+    @property
+    def ran(self):
+        return self.status == "ran"
+
+
+class Mpiexec:
+    """MPICH's mpiexec, as conftest.MpiRun builds its command (for the bench script,
+    which runs without pytest)."""
+
+    def __init__(self, library=LIBPIOX):
+        self.library = library
+
+    def command(self, n, argv, piox=True, env=None):
+        settings = dict(env or {})
+        if piox:
+            settings["LD_PRELOAD"] = str(self.library)
+        cmd = ["mpiexec"]
+        for key, value in settings.items():
+            cmd += ["-genv", key, str(value)]
+        return cmd + ["-n", str(n)] + [str(a) for a in argv]
+
+
+def parse_line(line):
+    words = line.split()
+    if words[1:] == ["hang"]:  # the program's own watchdog
+        return words[0], Result("hang", line=line)
+    case_id, fields = words[0], {}
+    for word in words[1:]:
+        key, _, value = word.partition("=")
+        fields[key] = value
+    if "harness" in fields or "invalid" in fields:
+        status = "harness" if "harness" in fields else "invalid"
+        return case_id, Result(status, fields, line=line)
+    verdict = fields.get("verdict", "bad:err")
+    bad = frozenset()
+    if verdict.startswith("bad:"):
+        bad = frozenset(f for name in verdict[4:].split(",") for f in BAD_FIELDS[name])
+    return case_id, Result("ran", fields, bad, line)
+
+
+# How long one case may take before the program's watchdog calls it hung: short in
+# a run of many cases (ROMIO hangs in a few per hundred), long to confirm a hang.
+CASE_MS, CONFIRM_MS = 400, 10000
+
+
+def _launch(mpirun, program, config, lines, directory, timeout, case_ms):
+    """One mpiexec: (results by id, how it ended: ok / hang / died)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".cases", delete=False) as cases:
+        cases.write("\n".join(lines) + "\n")
+    argv = [program, cases.name, directory] + (["--atomic"] if config.atomic else [])
+    command = mpirun.command(2, argv, piox=config.piox,
+                             env={**dict(config.env), "DIFFERENTIAL_CASE_MS": case_ms})
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    # its own session, so that a hung run is killed with every process it started
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               stdin=subprocess.DEVNULL, text=True, errors="replace",
+                               start_new_session=True, env=env)
+    ending = "ok"
+    try:
+        stdout, _ = process.communicate(timeout=timeout)
+        if process.returncode != 0:
+            ending = "died"
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        stdout, _ = process.communicate()
+        ending = "hang"
+    finally:
+        os.unlink(cases.name)
+    results, ids = {}, {line.split(" ", 1)[0][3:] for line in lines}
+    for line in stdout.splitlines():
+        if line.split(" ", 1)[0] in ids:  # not mpiexec's own words about a failed job
+            case_id, result = parse_line(line)
+            results[case_id] = result
+    return results, ending
+
+
+def run_config(mpirun, program, config, cases, directory, per_launch=400, confirm=()):
+    """Results by case id for `cases` (dicts) in `config`. When a launch ends early
+    (a case hung, and the program's watchdog ended it; or the job died), the cases
+    it did not finish are rerun: the first of them alone, to find the culprit, then
+    the rest. A hang of a case whose id is in `confirm` is confirmed alone with a
+    long watchdog (a busy machine must not make piox look hung)."""
+    results = {}
+    pending = [cases[i:i + per_launch] for i in range(0, len(cases), per_launch)]
+    while pending:
+        group = pending.pop(0)
+        # the timeout is a backstop: the program's watchdog ends a hung case
+        got, ending = _launch(mpirun, program, config,
+                              [differential_cases.case_line(c) for c in group], directory,
+                              timeout=60 + 0.2 * len(group), case_ms=CASE_MS)
+        for case in group:
+            if case["id"] in confirm and got.get(case["id"], Result("ran")).status == "hang":
+                got.update(_launch(mpirun, program, config,
+                                   [differential_cases.case_line(case)], directory,
+                                   timeout=60, case_ms=CONFIRM_MS)[0])
+        results.update(got)
+        missing = [c for c in group if c["id"] not in got]
+        if not missing:
+            continue
+        if len(group) == 1:
+            results[group[0]["id"]] = Result("died" if ending == "ok" else ending, line=ending)
+        else:
+            pending[:0] = [missing[:1]] + ([missing[1:]] if len(missing) > 1 else [])
+    return results
+
+
+def _deviates_as(piox, stock, name):
+    """Where piox deviates in field `name`, stock deviates the same way: the file as
+    a whole; per rank for the rest (piox may be right where stock is not)."""
+    if name not in RANK_BITS:
+        return name in stock.bad and piox.fields.get(name) == stock.fields.get(name)
+    mine, theirs = piox.fields[name].split(","), stock.fields[name].split(",")
+    mine_bad = [int(b) for b in piox.fields["bad"].split(",")]
+    theirs_bad = [int(b) for b in stock.fields["bad"].split(",")]
+    return all(not mine_bad[r] & RANK_BITS[name] or
+               (theirs_bad[r] & RANK_BITS[name] and _same_way(name, mine[r], theirs[r]))
+               for r in range(len(mine)))
+
+
+def _same_way(name, mine, theirs):
+    """A buffer deviates in two ways: the bytes the read should fill (a hash of where
+    they are wrong) and bytes it should not touch (+1); piox deviates as stock when
+    each of its two is right or stock's."""
+    if name != "bufdiff":
+        return mine == theirs
+    inside, stray = mine.split("+")
+    their_inside, their_stray = theirs.split("+")
+    return (int(inside, 16) == 0 or inside == their_inside) and stray <= their_stray
+
+
+def verdict(piox, stock):
+    """ok / inherited / worse / skip for one case, with a short reason."""
+    if piox.status in ("invalid", "harness"):
+        return "skip", piox.status
+    if not piox.ran:
+        if stock is None or not stock.ran:
+            return "skip", f"stock {stock.status if stock else 'missing'}"
+        return "worse", f"piox {piox.status}"
+    if not piox.bad:
+        return "ok", ""
+    if stock is None or not stock.ran:
+        return "skip", f"stock {stock.status if stock else 'missing'}"
+    same = all(piox.fields.get(f) == stock.fields.get(f) for f in COMPARED)
+    if same or all(_deviates_as(piox, stock, f) for f in piox.bad):
+        return "inherited", ",".join(sorted(piox.bad))
+    return "worse", ",".join(sorted(piox.bad)) + (
+        f" (stock: {','.join(sorted(stock.bad))})" if stock.bad else " (stock: ok)")
+
+
+def judge(results):
+    """results: {config name: {id: Result}}. Returns {config name: {id: (verdict,
+    reason)}} for the piox configurations run, and for the anchors the verdict of
+    stock against the standard (ok / deviates / skip)."""
+    judged = {}
+    for name, by_id in results.items():
+        config = CONFIGS[name]
+        if config.piox:
+            anchor = results.get(config.anchor, {})
+            judged[name] = {i: verdict(r, anchor.get(i)) for i, r in by_id.items()}
+        else:
+            judged[name] = {i: ("skip", r.status) if not r.ran else
+                            ("ok", "") if not r.bad else ("deviates", ",".join(sorted(r.bad)))
+                            for i, r in by_id.items()}
+    return judged
+
+
+def run_all(mpirun, program, cases, directories, configs=None):
+    """Runs every configuration (names; default all) over cases. directories maps
+    "tmp" and "fuse" to directories. Returns the raw results by configuration."""
+    names = configs or list(CONFIGS)
+    results = {}
+    for name in sorted(names, key=lambda n: CONFIGS[n].piox):  # anchors first
+        anchor = results.get(CONFIGS[name].anchor, {})
+        results[name] = run_config(
+            mpirun, program, CONFIGS[name], cases,
+            str(directories["fuse" if CONFIGS[name].fuse else "tmp"]),
+            confirm={i for i, r in anchor.items() if r.ran})
+    return results
+
+
+def family(case, piox, stock):
+    """A short name for how piox is worse on a case, to group cases: the access and
+    the fields in which piox deviates otherwise than stock."""
+    op = case["op"]
+    pointer = ("explicit offset" if "_at" in op else
+               "shared pointer" if "shared" in op or "ordered" in op else "individual pointer")
+    if not piox.ran:
+        what = piox.status
+    else:
+        what = ",".join(sorted(f for f in piox.bad if stock is None or not stock.ran
+                               or not _deviates_as(piox, stock, f)))
+    return f"{'write' if 'write' in op else 'read'} at the {pointer}: {what}"

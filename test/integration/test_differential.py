@@ -1,0 +1,139 @@
+"""Differential testing of piox's data path (issue 14, section 3): views and
+datatypes through piox against stock ROMIO and against the MPI standard's answer.
+
+Cases (differential_cases.py) run in every configuration of differential_run.py,
+all launches of the module at once (a module fixture), and each piox configuration
+gets a verdict per case: ok, inherited (ROMIO's own deviation), worse, skip. Two
+sets: a seeded set (seed 20240614, PIOX_DIFFERENTIAL_CASES cases) and every case of
+differential_corpus.txt. A corpus case after a `# known: <why>` line is a known
+deviation of piox: an xfail that is not strict (it may stop deviating). Any other
+`worse` verdict fails, with the case lines to paste into the corpus.
+"""
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import differential_cases
+import differential_run as run
+
+SEED = 20240614
+CASES = int(os.environ.get("PIOX_DIFFERENTIAL_CASES", "5000"))
+CORPUS = Path(__file__).with_name("differential_corpus.txt")
+
+
+def load_corpus(path=CORPUS):
+    """[(case, known reason or None)] in file order."""
+    cases, known = [], None
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line.startswith("# known:"):
+            known = line[len("# known:"):].strip()
+        elif line and not line.startswith("#"):
+            cases.append((differential_cases.parse_case(line), known))
+            known = None
+    return cases
+
+
+CORPUS_CASES = load_corpus()
+KNOWN = {case["id"]: why for case, why in CORPUS_CASES if why}
+KNOWN_LINES = {differential_cases.case_line({**case, "id": ""}): why
+               for case, why in CORPUS_CASES if why}
+
+
+def is_known(case):
+    """A known corpus case, or a seeded case with the same text."""
+    return case["id"] in KNOWN or differential_cases.case_line({**case, "id": ""}) in KNOWN_LINES
+
+
+@pytest.fixture(scope="module")
+def differential(mpirun, program, lockless_mount, tmp_path_factory):
+    seeded = differential_cases.generate(SEED, CASES)
+    cases = [case for case, _ in CORPUS_CASES] + seeded
+    directories = {"tmp": tmp_path_factory.mktemp("differential"),
+                   "fuse": Path(tempfile.mkdtemp(prefix="differential-", dir=lockless_mount))}
+    results = run.run_all(mpirun, program("differential"), cases, directories)
+    return {"cases": {c["id"]: c for c in cases}, "seeded": seeded, "results": results,
+            "judged": run.judge(results)}
+
+
+def _report(differential, config, ids):
+    lines = []
+    for case_id in ids:
+        case = differential["cases"][case_id]
+        reason = differential["judged"][config][case_id][1]
+        got = differential["results"][config][case_id].line
+        stock = differential["results"][run.CONFIGS[config].anchor].get(case_id)
+        lines += [f"# {config}: {reason}", f"#   piox:  {got}",
+                  f"#   stock: {stock.line if stock else '-'}",
+                  differential_cases.case_line(case)]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("config", [c.name for c in run.PIOX_CONFIGS])
+def test_seeded_cases_are_no_worse_than_stock(differential, config):
+    judged = differential["judged"][config]
+    worse = [c["id"] for c in differential["seeded"]
+             if judged[c["id"]][0] == "worse" and not is_known(c)]
+    assert not worse, (f"{len(worse)} of {len(differential['seeded'])} seeded cases are worse "
+                       f"under {config} than stock ROMIO:\n" + _report(differential, config, worse))
+
+
+def _corpus_param(case, why):
+    marks = [pytest.mark.xfail(reason=why, strict=False)] if why else []
+    return pytest.param(case["id"], marks=marks, id=case["id"])
+
+
+@pytest.mark.parametrize("case_id", [_corpus_param(c, w) for c, w in CORPUS_CASES])
+def test_corpus_case(differential, case_id):
+    worse = [name for name, judged in differential["judged"].items()
+             if run.CONFIGS[name].piox and judged[case_id][0] == "worse"]
+    assert not worse, "\n".join(_report(differential, name, [case_id]) for name in worse)
+
+
+def test_the_harness_runs_its_cases(differential):
+    """Every case ran in stock: no harness error (a typemap MPI disagrees with, an
+    unknown routine) and few cases the standard leaves undefined."""
+    stock = differential["results"]["stock"]
+    harness = [r.line for r in stock.values() if r.status == "harness"]
+    assert not harness, "\n".join(harness)
+    invalid = sum(r.status == "invalid" for r in stock.values())
+    assert invalid <= 0.1 * len(stock), f"{invalid} of {len(stock)} cases are invalid"
+
+
+def test_stock_romio_writes_the_issue_case_right(differential):
+    """The anchor: the issue's case (resized(4,12,int), two ints at the individual
+    pointer) puts the ints at bytes 0 and 12 in stock ROMIO, as the oracle says. Not
+    its position: ROMIO reports 1 where the standard says 2 (the issue's own example
+    of ROMIO being wrong), and -1 on the rank that wrote nothing."""
+    for name in ("stock", "stock-atomic"):
+        result = differential["results"][name]["issue14-resized-atomic"]
+        assert result.ran and not result.bad & {"filediff", "err", "count"}, result.line
+
+
+def test_verdicts():
+    """How a piox result is judged against stock's (no MPI needed)."""
+    def result(bad=(), **fields):
+        bits = 0
+        for name in bad:
+            bits |= run.RANK_BITS[name]
+        return run.Result("ran", {"err": "0,0", "file": "8:aa", "buf": "b,b", "count": "2,0",
+                                  "bytes": "8,0", "pos": "2,0", "bad": f"{bits},0", **fields},
+                          frozenset(bad))
+    ok, moved = result(), result(["pos"], pos="3,0")
+    assert run.verdict(ok, moved)[0] == "ok"
+    assert run.verdict(moved, result(["pos"], pos="3,0"))[0] == "inherited"
+    assert run.verdict(moved, result(["pos"], pos="4,0"))[0] == "worse"
+    assert run.verdict(moved, ok)[0] == "worse"
+    both = result(["pos", "count", "bytes"], pos="3,0", count="1,0")
+    assert run.verdict(moved, both)[0] == "inherited"  # piox deviates less
+    assert run.verdict(both, moved)[0] == "worse"
+    stray = result(["bufdiff"], bufdiff="0000000000000000+1,0000000000000000+0")
+    wrong = result(["bufdiff"], bufdiff="00000000000000aa+1,0000000000000000+0", buf="c,b")
+    assert run.verdict(stray, wrong)[0] == "inherited"
+    assert run.verdict(wrong, stray)[0] == "worse"
+    assert run.verdict(run.Result("hang"), ok)[0] == "worse"
+    assert run.verdict(run.Result("hang"), run.Result("hang"))[0] == "skip"
+    assert run.verdict(moved, run.Result("died"))[0] == "skip"
+    assert run.verdict(run.Result("invalid"), ok)[0] == "skip"
