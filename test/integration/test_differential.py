@@ -7,7 +7,8 @@ gets a verdict per case: ok, inherited (ROMIO's own deviation), worse, skip. Two
 sets: a seeded set (seed 20240614, PIOX_DIFFERENTIAL_CASES cases) and every case of
 differential_corpus.txt. A corpus case after a `# known: <why>` line is a known
 deviation of piox: an xfail that is not strict (it may stop deviating). Any other
-`worse` verdict fails, with the case lines to paste into the corpus.
+`worse` verdict fails, with the case lines to paste into the corpus. A worse case
+is run again (with stock) before it counts: it must be worse every time.
 """
 import os
 import tempfile
@@ -19,7 +20,7 @@ import differential_cases
 import differential_run as run
 
 SEED = 20240614
-CASES = int(os.environ.get("PIOX_DIFFERENTIAL_CASES", "5000"))
+CASES = int(os.environ.get("PIOX_DIFFERENTIAL_CASES", "4000"))
 CORPUS = Path(__file__).with_name("differential_corpus.txt")
 
 
@@ -54,6 +55,7 @@ def differential(mpirun, program, lockless_mount, tmp_path_factory):
     directories = {"tmp": tmp_path_factory.mktemp("differential"),
                    "fuse": Path(tempfile.mkdtemp(prefix="differential-", dir=lockless_mount))}
     results = run.run_all(mpirun, program("differential"), cases, directories)
+    run.recheck_worse(mpirun, program("differential"), cases, directories, results)
     return {"cases": {c["id"]: c for c in cases}, "seeded": seeded, "results": results,
             "judged": run.judge(results)}
 
