@@ -108,7 +108,9 @@ def parse_line(line):
     if "harness" in fields or "invalid" in fields:
         status = "harness" if "harness" in fields else "invalid"
         return case_id, Result(status, fields, line=line)
-    verdict = fields.get("verdict", "bad:err")
+    if "verdict" not in fields:  # cut short: the job died while printing it
+        return case_id, Result("died", line=line)
+    verdict = fields["verdict"]
     bad = frozenset()
     if verdict.startswith("bad:"):
         bad = frozenset(f for name in verdict[4:].split(",") for f in BAD_FIELDS[name])
@@ -148,7 +150,8 @@ def _launch(mpirun, program, config, lines, directory, timeout, case_ms):
     for line in stdout.splitlines():
         if line.split(" ", 1)[0] in ids:  # not mpiexec's own words about a failed job
             case_id, result = parse_line(line)
-            results[case_id] = result
+            if result.status != "died":  # a line cut short: the case runs again
+                results[case_id] = result
     return results, ending
 
 

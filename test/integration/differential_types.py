@@ -116,10 +116,10 @@ def bounds_agree(t, copies):
     return all(c.lo + s >= t.lb and c.hi + s <= t.ub for c, s in copies if c.size)
 
 def padded(t, copies):
-    """Whether the struct's extent was rounded up to its alignment: MPICH 4.0.2 does
-    so for some structs and not others (not for an hvector of doubles with an odd
-    stride), so such types are not generated."""
-    return t.extent != compose("", copies).extent
+    """Whether the struct's extent is or could be rounded up to its alignment: MPICH
+    4.0.2 does so for some structs and not others (not for an hvector of doubles with
+    an odd stride; yes despite explicit bounds), so such types are not generated."""
+    return t.extent != compose("", copies).extent or t.extent % t.align != 0
 
 
 def resized(lb, extent, t):
