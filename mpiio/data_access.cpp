@@ -13,6 +13,17 @@ MPI_Offset etypes_read(const OpenFile &file, const MPI_Status &status)
     return bytes > 0 ? static_cast<MPI_Offset>(bytes / file.etype_size) : 0;
 }
 
+MPI_Offset after_nonblocking_read(const OpenFile &file, MPI_Offset offset, MPI_Offset etypes,
+                                  MPI_Request request)
+{
+    int complete = 0;
+    MPI_Status status{};
+    if (request == MPI_REQUEST_NULL || PMPI_Request_get_status(request, &complete, &status) !=
+                                           MPI_SUCCESS || !complete)
+        return offset + etypes;
+    return after_read(file, offset, etypes, status);
+}
+
 int claim_ordered(OpenFile &file, const char *routine, Direction direction, MPI_Count count,
                   MPI_Datatype datatype, MPI_Offset *offset, int *local_error)
 {
@@ -36,7 +47,17 @@ int File_write_at_all_end(OpenFile &file, const void *buf, MPI_Status *status)
 
 int File_read_all_end(OpenFile &file, void *buf, MPI_Status *status)
 {
-    return end_split(file, "MPI_File_read_all_end", SplitKind::read_all, buf, status);
+    const SplitCollective split = file.split;  // end_split ends it
+    MPI_Status own_status{};
+    if (status == MPI_STATUS_IGNORE)
+        status = &own_status;
+    const int rc = end_split(file, "MPI_File_read_all_end", SplitKind::read_all, buf, status);
+    // The pointer moves back to what the read read, unless it moved since the begin call.
+    if (rc == MPI_SUCCESS && split.kind == SplitKind::read_all &&
+        file.position == split.pointer_after)
+        file.position = after_read(file, split.pointer_before,
+                                   split.pointer_after - split.pointer_before, *status);
+    return rc;
 }
 
 int File_write_all_end(OpenFile &file, const void *buf, MPI_Status *status)

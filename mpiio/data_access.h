@@ -45,15 +45,30 @@ int explicit_access(OpenFile &file, const char *routine, MPI_Offset offset,
     return transfer_at<A>(file, offset, buf, count, datatype, completion_or(split, out...));
 }
 
-// The etypes a blocking read at the individual pointer read, by its status: a read
-// that reaches the end of the file moves the pointer past what it read (MPI-3.1
-// 13.4.3), whole etypes.
+// The etypes a read read, by its status (whole etypes): a read at the individual
+// pointer that reaches the end of the file moves the pointer past what it read
+// (MPI-3.1 13.4.3), as stock ROMIO does.
 MPI_Offset etypes_read(const OpenFile &file, const MPI_Status &status);
+
+// Where a read at the individual pointer that asked for `etypes` from `offset`
+// leaves it, by its status.
+inline MPI_Offset after_read(const OpenFile &file, MPI_Offset offset, MPI_Offset etypes,
+                             const MPI_Status &status)
+{
+    return offset + std::min(etypes, etypes_read(file, status));
+}
+
+// A nonblocking read's request, when it is already complete (piox's always are;
+// ROMIO's on local file systems too): where it leaves the pointer. Otherwise past
+// everything it asked for, as the standard says when the call starts.
+MPI_Offset after_nonblocking_read(const OpenFile &file, MPI_Offset offset, MPI_Offset etypes,
+                                  MPI_Request request);
 
 // MPI_File_{read,write}{,_all}, their i- forms and split begins: at piox's individual
 // pointer, which then moves past the etypes the access asked for (MPI-3.1 13.4.1:
-// at once, for nonblocking and split routines too), or for a blocking read past those
-// it read.
+// at once, for nonblocking and split routines too); a read moves it past the etypes
+// it read as soon as piox knows them (a blocking read, a nonblocking one already
+// complete, a split one at its end call).
 template <typename A, typename Count, typename... Out>
 int pointer_access(OpenFile &file, const char *routine, BufferOf<A::direction> buf, Count count,
                    MPI_Datatype datatype, Out... out)
@@ -76,13 +91,18 @@ int pointer_access(OpenFile &file, const char *routine, BufferOf<A::direction> b
         rc = transfer_at<A, Positioning::individual_pointer>(file, offset, buf, count, datatype,
                                                               status);
         if (rc == MPI_SUCCESS)
-            file.position = offset + std::min(etypes, etypes_read(file, *status));
+            file.position = after_read(file, offset, etypes, *status);
         return rc;
     }
     rc = transfer_at<A, Positioning::individual_pointer>(file, offset, buf, count, datatype,
                                                           completion_or(split, out...));
-    if (rc == MPI_SUCCESS)
-        file.position = offset + etypes;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    file.position = offset + etypes;
+    if constexpr (!A::writes && A::completion == Completion::nonblocking)
+        file.position = after_nonblocking_read(file, offset, etypes, *(out, ...));
+    if constexpr (!A::writes && A::completion == Completion::split_begin)
+        file.split.pointer_before = offset, file.split.pointer_after = file.position;
     return rc;
 }
 

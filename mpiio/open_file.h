@@ -28,6 +28,9 @@ struct SplitCollective {
     // call and keeps its status here.
     bool forwarded = false;
     MPI_Status status{};
+    // A split read at the individual pointer: where it began, and where the begin
+    // call left the pointer (the end call moves it back to what was read).
+    MPI_Offset pointer_before = 0, pointer_after = 0;
 };
 
 struct OpenFile {
