@@ -9,6 +9,8 @@ Configurations (all `mpiexec -n 2`, MPICH):
   piox-lockless-fuse  preloaded, on the lockless FUSE fixture
   piox-atomic         preloaded, every case in atomic mode, /tmp
 Each piox configuration's anchor is the stock configuration of the same atomicity.
+The same under Open MPI (mpirun.openmpi -n 2, OMPIO, the libpiox built for it):
+  openmpi-stock, openmpi-stock-atomic, openmpi-piox-lockless, openmpi-piox-atomic.
 
 Verdicts per case and piox configuration, from byte-by-byte comparison of the file,
 the buffers, the counts and the positions:
@@ -52,6 +54,7 @@ class Config:
     env: tuple = ()
     fuse: bool = False
     anchor: str = None
+    open_mpi: bool = False
 
 
 CONFIGS = {c.name: c for c in [
@@ -61,9 +64,17 @@ CONFIGS = {c.name: c for c in [
     Config("piox-lockless", piox=True, env=(("PIOX_LOCKLESS", "yes"),), anchor="stock"),
     Config("piox-lockless-fuse", piox=True, fuse=True, anchor="stock"),
     Config("piox-atomic", piox=True, atomic=True, anchor="stock-atomic"),
+    Config("openmpi-stock", piox=False, open_mpi=True),
+    Config("openmpi-stock-atomic", piox=False, atomic=True, open_mpi=True),
+    Config("openmpi-piox-lockless", piox=True, env=(("PIOX_LOCKLESS", "yes"),),
+           anchor="openmpi-stock", open_mpi=True),
+    Config("openmpi-piox-atomic", piox=True, atomic=True, anchor="openmpi-stock-atomic",
+           open_mpi=True),
 ]}
-ANCHORS = [c for c in CONFIGS.values() if not c.piox]
-PIOX_CONFIGS = [c for c in CONFIGS.values() if c.piox]
+MPICH_CONFIGS = [name for name, c in CONFIGS.items() if not c.open_mpi]
+OPEN_MPI_CONFIGS = [name for name, c in CONFIGS.items() if c.open_mpi]
+PIOX_CONFIGS = [c for c in CONFIGS.values() if c.piox and not c.open_mpi]
+OPEN_MPI_PIOX_CONFIGS = [c for c in CONFIGS.values() if c.piox and c.open_mpi]
 
 
 @dataclass
@@ -250,7 +261,7 @@ def recheck_worse(mpirun, program, cases, directories, results, tries=2):
     verdict of the last run: a case stays worse only when every run says so (some
     of ROMIO's deviations, its write sieving's, vary from run to run)."""
     by_id = {c["id"]: c for c in cases}
-    for name in [c.name for c in PIOX_CONFIGS if c.name in results]:
+    for name in [n for n, c in CONFIGS.items() if c.piox and n in results]:
         config = CONFIGS[name]
         for _ in range(tries):
             judged = judge({name: results[name], config.anchor: results[config.anchor]})
@@ -265,9 +276,10 @@ def recheck_worse(mpirun, program, cases, directories, results, tries=2):
 
 
 def run_all(mpirun, program, cases, directories, configs=None):
-    """Runs every configuration (names; default all) over cases. directories maps
-    "tmp" and "fuse" to directories. Returns the raw results by configuration."""
-    names = configs or list(CONFIGS)
+    """Runs every configuration (names; default MPICH's) over cases with mpirun and
+    program (of the configurations' MPI). directories maps "tmp" and "fuse" to
+    directories. Returns the raw results by configuration."""
+    names = configs or MPICH_CONFIGS
     results = {}
     for name in sorted(names, key=lambda n: CONFIGS[n].piox):  # anchors first
         anchor = results.get(CONFIGS[name].anchor, {})
