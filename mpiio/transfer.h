@@ -4,12 +4,11 @@
 // piox moves it, locked (locked_transfer.h, own_transfer.h), while the file is in
 // atomic mode and, on a lockless file system, for independent writes and for
 // collective writes whose processes write disjoint bytes (disjoint_writes.h). It
-// does so at once: a
-// collective routine becomes independent (a process holding locks must never wait
-// in a collective for one that waits for them; ROMIO does the same in atomic mode),
-// a nonblocking routine returns a request that is already complete, and a split
-// collective's begin call moves the data (MPI lets it) and its end call hands back
-// the status.
+// does so at once: a collective routine becomes independent (a process holding
+// locks must never wait in a collective for one that waits for them; ROMIO does the
+// same in atomic mode), a nonblocking routine returns a request that is already
+// complete, and a split collective's begin call moves the data (MPI lets it) and its
+// end call hands back the status.
 //
 // Otherwise the library's explicit-offset routine of the same kind moves it, in the
 // count form the program called: the next definition after piox (next.h), so that
