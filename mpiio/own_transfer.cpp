@@ -137,8 +137,10 @@ MPI_Offset keep_read_pieces(const AccessMap &map, const char *span, const piox_e
     MPI_Offset moved = 0;
     const MPI_Offset end = extent.offset + got;
     for (const piox_extent &piece : map.pieces) {
-        const MPI_Offset length = std::min(piece.length, std::max<MPI_Offset>(0, end - piece.offset));
-        std::memcpy(stream + moved, span + (piece.offset - extent.offset), static_cast<size_t>(length));
+        const MPI_Offset length =
+            std::min(piece.length, std::max<MPI_Offset>(0, end - piece.offset));
+        std::memcpy(stream + moved, span + (piece.offset - extent.offset),
+                    static_cast<size_t>(length));
         moved += length;
         if (length < piece.length)
             break;
