@@ -37,6 +37,22 @@ static hid_t transfer_list(H5FD_mpio_xfer_t mode)
     return dxpl;
 }
 
+/* Writes values (count[0] x count[1], row-major) to the hyperslab start/stride/count
+ * of dset, in transfer mode `mode`; `what` names it in a failure. */
+static void write_hyperslab(hid_t dset, const hsize_t start[2], const hsize_t stride[2],
+                            const hsize_t count[2], H5FD_mpio_xfer_t mode, const int *values,
+                            const char *what)
+{
+    hid_t file_space = H5Dget_space(dset), mem_space = H5Screate_simple(2, count, NULL);
+    H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, stride, count, NULL);
+    hid_t dxpl = transfer_list(mode);
+    CHECK(H5Dwrite(dset, H5T_NATIVE_INT, mem_space, file_space, dxpl, values) >= 0,
+          "H5Dwrite of %s from row %llu failed", what, (unsigned long long)start[0]);
+    H5Pclose(dxpl);
+    H5Sclose(mem_space);
+    H5Sclose(file_space);
+}
+
 /* Writes the columns c % size == rank of rows [first, first + STRIPED_ROWS). */
 static void write_striped(hid_t dset, int first, int rank, int size, H5FD_mpio_xfer_t mode)
 {
@@ -45,19 +61,13 @@ static void write_striped(hid_t dset, int first, int rank, int size, H5FD_mpio_x
     for (int r = 0; r < STRIPED_ROWS; r++)
         for (int k = 0; k < columns; k++)
             values[r * columns + k] = striped_value(first + r, rank + k * size);
-    hsize_t start[2] = {(hsize_t)first, (hsize_t)rank}, stride[2] = {1, (hsize_t)size};
-    hsize_t count[2] = {STRIPED_ROWS, (hsize_t)columns}, dims[2] = {STRIPED_ROWS, (hsize_t)columns};
-    hid_t file_space = H5Dget_space(dset), mem_space = H5Screate_simple(2, dims, NULL);
-    H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, stride, count, NULL);
-    hid_t dxpl = transfer_list(mode);
-    CHECK(H5Dwrite(dset, H5T_NATIVE_INT, mem_space, file_space, dxpl, values) >= 0,
-          "H5Dwrite of the striped rows %d.. failed", first);
-    H5Pclose(dxpl);
-    H5Sclose(mem_space);
-    H5Sclose(file_space);
+    const hsize_t start[2] = {(hsize_t)first, (hsize_t)rank}, stride[2] = {1, (hsize_t)size};
+    const hsize_t count[2] = {STRIPED_ROWS, (hsize_t)columns};
+    write_hyperslab(dset, start, stride, count, mode, values, "striped columns");
     free(values);
 }
 
+/* Writes this rank's block of whole rows, collectively. */
 static void write_block(hid_t dset, int rank, int size)
 {
     const int first = rank * ROWS / size, rows = (rank + 1) * ROWS / size - first;
@@ -65,15 +75,8 @@ static void write_block(hid_t dset, int rank, int size)
     for (int r = 0; r < rows; r++)
         for (int c = 0; c < COLS; c++)
             values[r * COLS + c] = block_value(first + r, c);
-    hsize_t start[2] = {(hsize_t)first, 0}, count[2] = {(hsize_t)rows, COLS};
-    hid_t file_space = H5Dget_space(dset), mem_space = H5Screate_simple(2, count, NULL);
-    H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL, count, NULL);
-    hid_t dxpl = transfer_list(H5FD_MPIO_COLLECTIVE);
-    CHECK(H5Dwrite(dset, H5T_NATIVE_INT, mem_space, file_space, dxpl, values) >= 0,
-          "collective H5Dwrite of rows %d.. failed", first);
-    H5Pclose(dxpl);
-    H5Sclose(mem_space);
-    H5Sclose(file_space);
+    const hsize_t start[2] = {(hsize_t)first, 0}, count[2] = {(hsize_t)rows, COLS};
+    write_hyperslab(dset, start, NULL, count, H5FD_MPIO_COLLECTIVE, values, "a block of rows");
     free(values);
 }
 
