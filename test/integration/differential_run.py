@@ -10,7 +10,8 @@ Configurations (all `mpiexec -n 2`, MPICH):
   piox-atomic         preloaded, every case in atomic mode, /tmp
 Each piox configuration's anchor is the stock configuration of the same atomicity.
 The same under Open MPI (mpirun.openmpi -n 2, OMPIO, the libpiox built for it):
-  openmpi-stock, openmpi-stock-atomic, openmpi-piox-lockless, openmpi-piox-atomic.
+  openmpi-stock, openmpi-stock-atomic, openmpi-piox-lockless,
+  openmpi-piox-lockless-fuse, openmpi-piox-atomic.
 
 Verdicts per case and piox configuration, from byte-by-byte comparison of the file,
 the buffers, the counts and the positions:
@@ -68,6 +69,8 @@ CONFIGS = {c.name: c for c in [
     Config("openmpi-stock-atomic", piox=False, atomic=True, open_mpi=True),
     Config("openmpi-piox-lockless", piox=True, env=(("PIOX_LOCKLESS", "yes"),),
            anchor="openmpi-stock", open_mpi=True),
+    Config("openmpi-piox-lockless-fuse", piox=True, fuse=True, anchor="openmpi-stock",
+           open_mpi=True),
     Config("openmpi-piox-atomic", piox=True, atomic=True, anchor="openmpi-stock-atomic",
            open_mpi=True),
 ]}

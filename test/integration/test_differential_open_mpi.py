@@ -1,10 +1,13 @@
 """The differential harness (test_differential.py) under Open MPI: the same seeded
 cases through OMPIO, stock and under the libpiox built for Open MPI, in the
-configurations where piox moves the data itself (PIOX_LOCKLESS=yes, atomic mode).
+configurations where piox moves the data itself (PIOX_LOCKLESS=yes, the lockless
+fixture, atomic mode).
 Each piox configuration is judged against stock Open MPI of the same atomicity: no
 seeded case may be worse. Open MPI launches are slower than MPICH's, so fewer cases
 run here (PIOX_DIFFERENTIAL_OPEN_MPI_CASES)."""
 import os
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -16,9 +19,11 @@ CASES = int(os.environ.get("PIOX_DIFFERENTIAL_OPEN_MPI_CASES", "200"))
 
 
 @pytest.fixture(scope="module")
-def differential(openmpi_run, openmpi_program, tmp_path_factory):
+def differential(openmpi_run, openmpi_program, lockless_mount, tmp_path_factory):
     cases = differential_cases.generate(SEED, CASES)
-    directories = {"tmp": tmp_path_factory.mktemp("differential-open-mpi")}
+    directories = {"tmp": tmp_path_factory.mktemp("differential-open-mpi"),
+                   "fuse": Path(tempfile.mkdtemp(prefix="differential-open-mpi-",
+                                                 dir=lockless_mount))}
     program = openmpi_program("differential")
     results = run.run_all(openmpi_run, program, cases, directories,
                           configs=run.OPEN_MPI_CONFIGS)
