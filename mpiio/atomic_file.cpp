@@ -2,10 +2,9 @@
 #include "atomic_file.h"
 
 #include "access_check.h"
-
-#include "own_transfer.h"
 #include "errors.h"
 #include "lockless.h"
+#include "own_transfer.h"
 #include "piox_log.h"
 
 #include <algorithm>
