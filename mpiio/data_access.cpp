@@ -2,26 +2,98 @@
 // the split collectives' end calls, a read's advance, and atomic mode's switch.
 #include "data_access.h"
 
+#include <algorithm>
 #include <string>
 
 namespace piox::mpiio {
 
-MPI_Offset etypes_read(const OpenFile &file, const MPI_Status &status)
+namespace {
+
+constexpr MPI_Offset kChunkBytes = MPI_Offset(1) << 20;  // mapped at once
+
+
+// The stream bytes of an access's exact map whose file bytes lie before `size`: its
+// pieces, in stream order (filetypes are monotonic), up to the end of the file.
+MPI_Offset bytes_before(const AccessMap &map, MPI_Offset size)
+{
+    MPI_Offset held = 0;
+    for (const piox_extent &piece : map.pieces) {
+        const MPI_Offset length = std::clamp<MPI_Offset>(size - piece.offset, 0, piece.length);
+        held += length;
+        if (length < piece.length)
+            break;
+    }
+    return held;
+}
+
+// The bytes of a read of `claimed` bytes at `offset` (etypes of the view) that the
+// file holds. The claim stands when the access ends within the file, or when piox
+// cannot map it exactly (a chunk at a time) or measure the file.
+MPI_Offset bytes_the_file_holds(OpenFile &file, MPI_Offset offset, MPI_Offset claimed)
+{
+    if (claimed <= 0 || !file.atomic)
+        return claimed;
+    AtomicFile &atomic = *file.atomic;
+    const AccessMap *map = nullptr;
+    MPI_Offset size = 0;
+    if (current_view(atomic) != MPI_SUCCESS || !atomic.native ||
+        map_access(atomic, offset, claimed, &map) != MPI_SUCCESS || map->pieces.empty() ||
+        PMPI_File_get_size(file.fh, &size) != MPI_SUCCESS)
+        return claimed;
+    // A map that is not exact covers more than the access, but ends where it ends.
+    if (const piox_extent &last = map->pieces.back(); last.offset + last.length <= size)
+        return claimed;
+    MPI_Offset etypes_per_chunk = std::max<MPI_Offset>(1, kChunkBytes / file.etype_size);
+    for (MPI_Offset held = 0; held < claimed;) {
+        const MPI_Offset length = std::min(etypes_per_chunk * file.etype_size, claimed - held);
+        if (map_access(atomic, offset + held / file.etype_size, length, &map) != MPI_SUCCESS)
+            return claimed;
+        if (!map->exact) {  // too many pieces for one exact map
+            if (etypes_per_chunk == 1)
+                return claimed;
+            etypes_per_chunk /= 2;
+            continue;
+        }
+        const MPI_Offset got = bytes_before(*map, size);
+        held += got;
+        if (got < length)
+            return held;
+    }
+    return claimed;
+}
+
+}  // namespace
+
+MPI_Offset etypes_read(OpenFile &file, MPI_Offset offset, MPI_Status &status)
 {
     MPI_Count bytes = 0;
     PMPI_Get_elements_x(&status, MPI_BYTE, &bytes);
-    return bytes > 0 ? static_cast<MPI_Offset>(bytes / file.etype_size) : 0;
+    MPI_Offset held = bytes_the_file_holds(file, offset, bytes);
+    if (held != bytes) {
+        held -= held % file.etype_size;  // a read reads whole etypes
+        PMPI_Status_set_elements_x(&status, MPI_BYTE, held);
+        // The library's pointer moved by its own count: piox seeks it before the next
+        // access it passes on.
+        file.library_pointer_in_step = false;
+    }
+    return held > 0 ? held / file.etype_size : 0;
 }
 
-MPI_Offset after_nonblocking_read(const OpenFile &file, MPI_Offset offset, MPI_Offset etypes,
+MPI_Offset after_nonblocking_read(OpenFile &file, MPI_Offset offset, MPI_Offset etypes,
                                   MPI_Request request)
 {
     int complete = 0;
     MPI_Status status{};
-    if (request == MPI_REQUEST_NULL || PMPI_Request_get_status(request, &complete, &status) !=
-                                           MPI_SUCCESS || !complete)
+    if (request == MPI_REQUEST_NULL)
         return offset + etypes;
-    return after_read(file, offset, etypes, status);
+    if (PMPI_Request_get_status(request, &complete, &status) == MPI_SUCCESS && complete)
+        return after_read(file, offset, etypes, status);
+    // Still running: it will read what the file holds now (the library's pointer
+    // moves by what it reads, which piox cannot know yet).
+    const MPI_Offset held = bytes_the_file_holds(file, offset, etypes * file.etype_size);
+    if (held != etypes * file.etype_size)
+        file.library_pointer_in_step = false;
+    return offset + held / file.etype_size;
 }
 
 int claim_ordered(OpenFile &file, const char *routine, Direction direction, MPI_Count count,

@@ -45,23 +45,27 @@ int explicit_access(OpenFile &file, const char *routine, MPI_Offset offset,
     return transfer_at<A>(file, offset, buf, count, datatype, completion_or(split, out...));
 }
 
-// The etypes a read read, by its status (whole etypes): a read at the individual
-// pointer that reaches the end of the file moves the pointer past what it read
-// (MPI-3.1 13.4.3), as stock ROMIO does.
-MPI_Offset etypes_read(const OpenFile &file, const MPI_Status &status);
+// The etypes a read at the individual pointer from `offset` read, by its status
+// (whole etypes): a read that reaches the end of the file moves the pointer past
+// what it read (MPI-3.1 13.4.3). ROMIO 4.0.2's status counts bytes past the end of
+// the file for some views and routines (collective and nonblocking reads, resized
+// filetypes): piox counts only the bytes of the access's map that the file holds,
+// and corrects the status to them.
+MPI_Offset etypes_read(OpenFile &file, MPI_Offset offset, MPI_Status &status);
 
 // Where a read at the individual pointer that asked for `etypes` from `offset`
-// leaves it, by its status.
-inline MPI_Offset after_read(const OpenFile &file, MPI_Offset offset, MPI_Offset etypes,
-                             const MPI_Status &status)
+// leaves it, by its status (corrected as etypes_read says).
+inline MPI_Offset after_read(OpenFile &file, MPI_Offset offset, MPI_Offset etypes,
+                             MPI_Status &status)
 {
-    return offset + std::min(etypes, etypes_read(file, status));
+    return offset + std::min(etypes, etypes_read(file, offset, status));
 }
 
-// A nonblocking read's request, when it is already complete (piox's always are;
-// ROMIO's on local file systems too): where it leaves the pointer. Otherwise past
-// everything it asked for, as the standard says when the call starts.
-MPI_Offset after_nonblocking_read(const OpenFile &file, MPI_Offset offset, MPI_Offset etypes,
+// Where a nonblocking read leaves the pointer: by its status when its request is
+// already complete (piox's always are; ROMIO's independent ones on local file
+// systems too), else past the etypes of its access that the file holds when the
+// call starts.
+MPI_Offset after_nonblocking_read(OpenFile &file, MPI_Offset offset, MPI_Offset etypes,
                                   MPI_Request request);
 
 // MPI_File_{read,write}{,_all}, their i- forms and split begins: at piox's individual
