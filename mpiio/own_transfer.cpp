@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -206,6 +207,156 @@ int sync_own_descriptor(AtomicFile &file)
     return io_error(file, "sync");
 }
 
+namespace {
+
+// The access's bytes in stream order, a chunk at a time: the user's buffer itself
+// when its bytes are one block, else a packed copy of whole items (for a read too:
+// what the file does not hold then keeps the buffer's contents when it is unpacked).
+class Stream {
+public:
+    Stream(AtomicFile &file, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Count size)
+        : file_(file), buf_(static_cast<char *>(buf)), count_(count), datatype_(datatype),
+          size_(size), contiguous_(contiguous_data(buf, datatype, size))
+    {
+        MPI_Count lb = 0;
+        PMPI_Type_get_extent_x(datatype, &lb, &extent_);
+    }
+
+    // How many stream bytes a chunk starting at stream byte `at` may hold, at most
+    // `limit`: whole etypes of a contiguous buffer, whole items of a packed one (0 when
+    // one item is larger than the limit).
+    MPI_Offset chunk(MPI_Offset at, MPI_Offset limit, MPI_Count etype_size) const
+    {
+        const MPI_Offset left = count_ * size_ - at;
+        if (contiguous_ != nullptr)
+            return std::min(left, limit - limit % etype_size);
+        return std::min(left, limit - limit % size_);
+    }
+
+    // The chunk's bytes [at, at + length), ready for a write or to be read into.
+    char *begin(MPI_Offset at, MPI_Offset length)
+    {
+        if (contiguous_ != nullptr)
+            return contiguous_ + at;
+        file_.own_stream.resize(static_cast<size_t>(length));
+        int position = 0;
+        if (PMPI_Pack(item(at), items(length), datatype_, file_.own_stream.data(),
+                      static_cast<int>(length), &position, MPI_COMM_SELF) != MPI_SUCCESS ||
+            position != length)
+            return nullptr;
+        return file_.own_stream.data();
+    }
+
+    // After a read of the chunk: its bytes back into the buffer.
+    void end_read(MPI_Offset at, MPI_Offset length)
+    {
+        if (contiguous_ != nullptr)
+            return;
+        int position = 0;
+        PMPI_Unpack(file_.own_stream.data(), static_cast<int>(length), &position, item(at),
+                    items(length), datatype_, MPI_COMM_SELF);
+    }
+
+private:
+    char *item(MPI_Offset at) const { return buf_ + (at / size_) * extent_; }
+    int items(MPI_Offset length) const { return static_cast<int>(length / size_); }
+
+    AtomicFile &file_;
+    char *buf_;
+    MPI_Count count_;
+    MPI_Datatype datatype_;
+    MPI_Count size_, extent_ = 0;
+    char *contiguous_;
+};
+
+// Moves one chunk whose map is exact, its locks held by the caller (a sieved write
+// rewrites the gaps of its span: the caller holds the whole span then). Returns the
+// stream bytes moved, or -1 (errno set).
+MPI_Offset move_chunk(AtomicFile &file, const AccessMap &map, char *stream, bool write)
+{
+    piox_extent span{};
+    const Direction direction = write ? Direction::write : Direction::read;
+    if (worth_sieving(map, direction, &span))
+        return sieve(file, map, span, stream, write);
+    return piece_by_piece(file, map, stream, write);
+}
+
+// An access of up to kMaxSpan bytes: one exact map, locked as it is moved (a sieved
+// write its whole span, else the exact bytes). Returns the stream bytes moved, -1
+// (errno set) when the file failed, -2 when piox cannot map it exactly.
+MPI_Offset move_small(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Offset bytes,
+                      bool write, int *rc)
+{
+    const AccessMap *map = nullptr;
+    if (map_access(file, offset, bytes, &map) != MPI_SUCCESS || !map->exact)
+        return -2;
+    char *stream = data.begin(0, bytes);
+    if (stream == nullptr)
+        return -2;
+    piox_extent span{};
+    const bool sieved = worth_sieving(*map, write ? Direction::write : Direction::read, &span);
+    *rc = sieved && write ? piox_lock_acquire(file.lock, PIOX_LOCK_WRITE, &span, 1)
+                          : piox_lock_acquire(file.lock, write ? PIOX_LOCK_WRITE : PIOX_LOCK_READ,
+                                              map->locks.data(),
+                                              static_cast<int>(map->locks.size()));
+    if (*rc != MPI_SUCCESS)
+        return 0;
+    const MPI_Offset moved = move_chunk(file, *map, stream, write);
+    piox_lock_release(file.lock);
+    if (moved >= 0 && !write)
+        data.end_read(0, bytes);
+    return moved;
+}
+
+// A larger access: locked once as a whole (a write its whole span, so that chunks may
+// sieve; a read the coarsened extents), then moved a chunk of at most kMaxSpan bytes
+// at a time, each chunk mapped exactly (halved until it is). Same returns as
+// move_small; -2 only before anything moved.
+MPI_Offset move_large(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Offset bytes,
+                      MPI_Count etype_size, bool write, int *rc)
+{
+    const AccessMap *whole = nullptr;
+    if (data.chunk(0, kMaxSpan, etype_size) <= 0 ||
+        map_access(file, offset, bytes, &whole) != MPI_SUCCESS || whole->pieces.empty())
+        return -2;
+    const piox_extent &first = whole->pieces.front(), &last = whole->pieces.back();
+    const piox_extent span{first.offset, last.offset + last.length - first.offset};
+    const std::vector<piox_extent> locks = write ? std::vector<piox_extent>{span} : whole->locks;
+    *rc = piox_lock_acquire(file.lock, write ? PIOX_LOCK_WRITE : PIOX_LOCK_READ, locks.data(),
+                            static_cast<int>(locks.size()));
+    if (*rc != MPI_SUCCESS)
+        return 0;
+    MPI_Offset moved = 0, limit = kMaxSpan;
+    while (moved < bytes) {
+        const MPI_Offset length = data.chunk(moved, limit, etype_size);
+        const AccessMap *map = nullptr;
+        if (length <= 0 ||
+            map_access(file, offset + moved / etype_size, length, &map) != MPI_SUCCESS) {
+            moved = moved == 0 ? -2 : (errno = EINVAL, -1);
+            break;
+        }
+        if (!map->exact) {
+            limit /= 2;  // too many pieces for one exact map
+            continue;
+        }
+        char *stream = data.begin(moved, length);
+        const MPI_Offset done = stream == nullptr ? -1 : move_chunk(file, *map, stream, write);
+        if (done < 0) {
+            moved = -1;
+            break;
+        }
+        if (!write)
+            data.end_read(moved, length);
+        moved += done;
+        if (done < length)
+            break;  // the end of the file
+    }
+    piox_lock_release(file.lock);
+    return moved;
+}
+
+}  // namespace
+
 bool own_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, void *buf,
                   MPI_Count count, MPI_Datatype datatype, MPI_Count etype_size,
                   MPI_Status *status, int *rc)
@@ -214,53 +365,26 @@ bool own_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, void
     MPI_Offset bytes = 0;
     if (file.own_fd < 0 || (write && !file.own_fd_writes) || offset < 0 || etype_size <= 0 ||
         a_monitor_follows() || access_bytes(count, datatype, &bytes) != MPI_SUCCESS ||
-        bytes <= 0 || bytes > kMaxSpan || current_view(file) != MPI_SUCCESS || !file.native)
+        bytes <= 0 || current_view(file) != MPI_SUCCESS || !file.native)
         return false;
-    const MPI_Count size = bytes / count;
-    const AccessMap *map = nullptr;
-    if (map_access(file, offset, bytes, &map) != MPI_SUCCESS || !map->exact)
+    Stream data(file, buf, count, datatype, bytes / count);
+    *rc = MPI_SUCCESS;
+    MPI_Offset moved = bytes <= kMaxSpan ? move_small(file, data, offset, bytes, write, rc)
+                                         : move_large(file, data, offset, bytes, etype_size,
+                                                      write, rc);
+    if (moved == -2)
         return false;
-
-    // The access's bytes in stream order: the user's buffer itself, or a packed copy
-    // (for a read too: what the file does not hold then keeps the buffer's contents).
-    char *stream = contiguous_data(buf, datatype, size);
-    const bool packed = stream == nullptr;
-    int position = 0;
-    if (packed) {
-        file.own_stream.resize(static_cast<size_t>(bytes));
-        stream = file.own_stream.data();
-        if (PMPI_Pack(buf, static_cast<int>(count), datatype, stream, static_cast<int>(bytes),
-                      &position, MPI_COMM_SELF) != MPI_SUCCESS ||
-            position != bytes)
-            return false;
-    }
-    piox_extent span{};
-    const bool sieved = worth_sieving(*map, direction, &span);
-    // A sieved write locks the whole span it rewrites; otherwise the exact bytes.
-    *rc = sieved && write ? piox_lock_acquire(file.lock, PIOX_LOCK_WRITE, &span, 1)
-                          : piox_lock_acquire(file.lock, write ? PIOX_LOCK_WRITE : PIOX_LOCK_READ,
-                                              map->locks.data(),
-                                              static_cast<int>(map->locks.size()));
     if (*rc != MPI_SUCCESS) {
         *rc = raise_code(file.fh, *rc);
         return true;
     }
-    MPI_Offset moved = sieved ? sieve(file, *map, span, stream, write)
-                              : piece_by_piece(file, *map, stream, write);
-    piox_lock_release(file.lock);
     if (moved < 0) {
         *rc = io_error(file, write ? "write" : "read");
         return true;
     }
-    if (!write && packed) {
-        position = 0;
-        PMPI_Unpack(stream, static_cast<int>(bytes), &position, buf, static_cast<int>(count),
-                    datatype, MPI_COMM_SELF);
-    }
     moved -= moved % etype_size;  // a read that ends inside an etype did not read it
     if (status != MPI_STATUS_IGNORE)
         PMPI_Status_set_elements_x(status, MPI_BYTE, moved);
-    *rc = MPI_SUCCESS;
     return true;
 }
 

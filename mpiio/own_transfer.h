@@ -20,9 +20,14 @@
 // sparse access of few large pieces goes piece by piece, so writers interleaved with
 // it never wait for it.
 //
-// The library still moves (locked_transfer.h) what piox does not map exactly (an
-// access over a few MiB), a view whose data representation is not "native", and
-// everything when an I/O monitor follows piox (next.h), so that it sees every byte.
+// An access over 4 MiB is locked once as a whole (a write its whole span, a read its
+// extents, coarsened) and moved a chunk of at most 4 MiB at a time, each chunk mapped
+// exactly; the buffer is packed a chunk of whole items at a time.
+//
+// The library still moves (locked_transfer.h) a view whose data representation is
+// not "native", an access piox cannot map exactly (a single item of over 4 MiB of a
+// noncontiguous memory type), and everything when an I/O monitor follows piox
+// (next.h), so that it sees every byte.
 //
 // A read that reaches the end of the file reads what is there and counts the whole
 // etypes it got (status and, for the individual pointer, the pointer's advance: MPI-3.1
