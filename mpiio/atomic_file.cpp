@@ -229,6 +229,18 @@ int map_access(AtomicFile &file, MPI_Offset offset, MPI_Offset bytes, const Acce
     return MPI_SUCCESS;
 }
 
+MPI_Offset stream_bytes_before(const AccessMap &map, MPI_Offset end)
+{
+    MPI_Offset bytes = 0;
+    for (const piox_extent &piece : map.pieces) {
+        const MPI_Offset length = std::clamp<MPI_Offset>(end - piece.offset, 0, piece.length);
+        bytes += length;
+        if (length < piece.length)
+            break;
+    }
+    return bytes;
+}
+
 int current_view(AtomicFile &file)
 {
     return file.view != nullptr ? MPI_SUCCESS : flatten_view(file);

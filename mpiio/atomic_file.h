@@ -99,6 +99,10 @@ int current_view(AtomicFile &file);
 // access's when it is the same. Errors are returned, not raised.
 int map_access(AtomicFile &file, MPI_Offset offset, MPI_Offset bytes, const AccessMap **map);
 
+// The stream bytes of an exact map whose file bytes lie before `end`: its pieces, in
+// stream order (filetypes are monotonic), up to that byte.
+MPI_Offset stream_bytes_before(const AccessMap &map, MPI_Offset end);
+
 // Takes the locks for an access of count items of datatype starting at offset
 // (etypes of the current view). Errors are returned, not raised.
 int lock_access(AtomicFile &file, Direction direction, MPI_Offset offset, MPI_Count count,

@@ -12,20 +12,6 @@ namespace {
 constexpr MPI_Offset kChunkBytes = MPI_Offset(1) << 20;  // mapped at once
 
 
-// The stream bytes of an access's exact map whose file bytes lie before `size`: its
-// pieces, in stream order (filetypes are monotonic), up to the end of the file.
-MPI_Offset bytes_before(const AccessMap &map, MPI_Offset size)
-{
-    MPI_Offset held = 0;
-    for (const piox_extent &piece : map.pieces) {
-        const MPI_Offset length = std::clamp<MPI_Offset>(size - piece.offset, 0, piece.length);
-        held += length;
-        if (length < piece.length)
-            break;
-    }
-    return held;
-}
-
 // The bytes of a read of `claimed` bytes at `offset` (etypes of the view) that the
 // file holds. The claim stands when the access ends within the file, or when piox
 // cannot map it exactly (a chunk at a time) or measure the file.
@@ -54,7 +40,7 @@ MPI_Offset bytes_the_file_holds(OpenFile &file, MPI_Offset offset, MPI_Offset cl
             etypes_per_chunk /= 2;
             continue;
         }
-        const MPI_Offset got = bytes_before(*map, size);
+        const MPI_Offset got = stream_bytes_before(*map, size);
         held += got;
         if (got < length)
             return held;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace piox::mpiio {
@@ -281,11 +282,34 @@ MPI_Offset move_chunk(AtomicFile &file, const AccessMap &map, char *stream, bool
     return piece_by_piece(file, map, stream, write);
 }
 
+// What of an exact map a read may move: the whole etypes the file holds, so that no
+// byte of the buffer past them changes (MPI-3.1 13.4.3: a read that reaches the end
+// of the file reads whole etypes). Measured with the read locks held, under which no
+// piox writer extends the file into the access's bytes. Returns `map`, the map of its
+// first such bytes, or nullptr when there are none or when the file cannot be
+// measured (*failed, errno set).
+const AccessMap *readable_part(AtomicFile &file, const AccessMap *map, MPI_Offset offset,
+                               MPI_Count etype_size, bool *failed)
+{
+    struct stat st {};
+    if (fstat(file.own_fd, &st) != 0) {
+        *failed = true;
+        return nullptr;
+    }
+    MPI_Offset readable = stream_bytes_before(*map, st.st_size);
+    if (readable == map->bytes)
+        return map;
+    readable -= readable % etype_size;
+    if (readable == 0 || map_access(file, offset, readable, &map) != MPI_SUCCESS)
+        return nullptr;
+    return map;
+}
+
 // An access of up to kMaxSpan bytes: one exact map, locked as it is moved (a sieved
 // write its whole span, else the exact bytes). Returns the stream bytes moved, -1
 // (errno set) when the file failed, -2 when piox cannot map it exactly.
 MPI_Offset move_small(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Offset bytes,
-                      bool write, int *rc)
+                      MPI_Count etype_size, bool write, int *rc)
 {
     const AccessMap *map = nullptr;
     if (map_access(file, offset, bytes, &map) != MPI_SUCCESS || !map->exact)
@@ -301,7 +325,10 @@ MPI_Offset move_small(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Off
                                               static_cast<int>(map->locks.size()));
     if (*rc != MPI_SUCCESS)
         return 0;
-    const MPI_Offset moved = move_chunk(file, *map, stream, write);
+    bool failed = false;
+    if (!write)
+        map = readable_part(file, map, offset, etype_size, &failed);
+    const MPI_Offset moved = failed ? -1 : map == nullptr ? 0 : move_chunk(file, *map, stream, write);
     piox_lock_release(file.lock);
     if (moved >= 0 && !write)
         data.end_read(0, bytes);
@@ -339,8 +366,13 @@ MPI_Offset move_large(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Off
             limit /= 2;  // too many pieces for one exact map
             continue;
         }
+        bool failed = false;
+        if (!write)
+            map = readable_part(file, map, offset + moved / etype_size, etype_size, &failed);
         char *stream = data.begin(moved, length);
-        const MPI_Offset done = stream == nullptr ? -1 : move_chunk(file, *map, stream, write);
+        const MPI_Offset done = failed || stream == nullptr ? -1
+                                : map == nullptr            ? 0
+                                                            : move_chunk(file, *map, stream, write);
         if (done < 0) {
             moved = -1;
             break;
@@ -369,7 +401,7 @@ bool own_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, void
         return false;
     Stream data(file, buf, count, datatype, bytes / count);
     *rc = MPI_SUCCESS;
-    MPI_Offset moved = bytes <= kMaxSpan ? move_small(file, data, offset, bytes, write, rc)
+    MPI_Offset moved = bytes <= kMaxSpan ? move_small(file, data, offset, bytes, etype_size, write, rc)
                                          : move_large(file, data, offset, bytes, etype_size,
                                                       write, rc);
     if (moved == -2)
