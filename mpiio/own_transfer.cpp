@@ -285,17 +285,15 @@ MPI_Offset move_chunk(AtomicFile &file, const AccessMap &map, char *stream, bool
 // What of an exact map a read may move: the whole etypes the file holds, so that no
 // byte of the buffer past them changes (MPI-3.1 13.4.3: a read that reaches the end
 // of the file reads whole etypes). Measured with the read locks held, under which no
-// piox writer extends the file into the access's bytes. Returns `map`, the map of its
-// first such bytes, or nullptr when there are none or when the file cannot be
-// measured (*failed, errno set).
+// piox writer extends the file into the access's bytes. Returns `map`, or the map of
+// its first such bytes, or nullptr when there are none. A file piox cannot measure
+// (fstat fails: an unlinked file on some FUSE file systems) is read as it is.
 const AccessMap *readable_part(AtomicFile &file, const AccessMap *map, MPI_Offset offset,
-                               MPI_Count etype_size, bool *failed)
+                               MPI_Count etype_size)
 {
     struct stat st {};
-    if (fstat(file.own_fd, &st) != 0) {
-        *failed = true;
-        return nullptr;
-    }
+    if (fstat(file.own_fd, &st) != 0)
+        return map;
     MPI_Offset readable = stream_bytes_before(*map, st.st_size);
     if (readable == map->bytes)
         return map;
@@ -325,10 +323,9 @@ MPI_Offset move_small(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Off
                                               static_cast<int>(map->locks.size()));
     if (*rc != MPI_SUCCESS)
         return 0;
-    bool failed = false;
     if (!write)
-        map = readable_part(file, map, offset, etype_size, &failed);
-    const MPI_Offset moved = failed ? -1 : map == nullptr ? 0 : move_chunk(file, *map, stream, write);
+        map = readable_part(file, map, offset, etype_size);
+    const MPI_Offset moved = map == nullptr ? 0 : move_chunk(file, *map, stream, write);
     piox_lock_release(file.lock);
     if (moved >= 0 && !write)
         data.end_read(0, bytes);
@@ -366,13 +363,12 @@ MPI_Offset move_large(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Off
             limit /= 2;  // too many pieces for one exact map
             continue;
         }
-        bool failed = false;
         if (!write)
-            map = readable_part(file, map, offset + moved / etype_size, etype_size, &failed);
+            map = readable_part(file, map, offset + moved / etype_size, etype_size);
         char *stream = data.begin(moved, length);
-        const MPI_Offset done = failed || stream == nullptr ? -1
-                                : map == nullptr            ? 0
-                                                            : move_chunk(file, *map, stream, write);
+        const MPI_Offset done = stream == nullptr ? -1
+                                : map == nullptr  ? 0
+                                                  : move_chunk(file, *map, stream, write);
         if (done < 0) {
             moved = -1;
             break;
