@@ -19,13 +19,13 @@ int locked_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, vo
     MPI_Offset bytes = -1;
     if (count == 0 || (access_bytes(count, datatype, &bytes) == MPI_SUCCESS && bytes == 0))
         return library_transfer(file.fh, direction, offset, buf, count, datatype, etype_size,
-                                status);
+                                file.native, status);
     int rc = MPI_SUCCESS;
     if (own_transfer(file, direction, offset, buf, count, datatype, etype_size, status, &rc))
         return rc;
     return with_access_locked(file, direction, offset, count, datatype, [&] {
         return library_transfer(file.fh, direction, offset, buf, count, datatype, etype_size,
-                                status);
+                                file.native, status);
     });
 }
 

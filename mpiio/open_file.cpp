@@ -1,12 +1,15 @@
 // See open_file.h.
 #include "open_file.h"
 
+#include <cstring>
+
 namespace piox::mpiio {
 
 int amode_for_library(int amode) { return amode & ~(MPI_MODE_APPEND | MPI_MODE_SEQUENTIAL); }
 
-void view_was_set(OpenFile &file, MPI_Datatype etype)
+void view_was_set(OpenFile &file, MPI_Datatype etype, const char *datarep)
 {
+    file.native_view = datarep != nullptr && std::strcmp(datarep, "native") == 0;
     MPI_Count size = 1;
     PMPI_Type_size_x(etype, &size);
     file.etype_size = size > 0 ? size : 1;

@@ -41,6 +41,7 @@ struct OpenFile {
     int amode = 0;
     bool lockless = false;     // fcntl locks fail on the file's file system
     MPI_Count etype_size = 1;  // of the current view
+    bool native_view = true;   // the current view's data representation is "native"
     // The individual file pointer, in etypes of the current view. piox keeps it, so
     // that every individual-pointer access can move its data the way piox moves
     // explicit-offset ones (and MPICH's own answer is wrong for some views).
@@ -66,9 +67,10 @@ struct OpenFile {
 // sequential.h).
 int amode_for_library(int amode);
 
-// After the library's MPI_File_set_view succeeded: the new etype size, and the
-// individual pointer back to 0 (the shared one is reset_shared_pointer's, collective).
-void view_was_set(OpenFile &file, MPI_Datatype etype);
+// After the library's MPI_File_set_view succeeded: the new etype size and data
+// representation, and the individual pointer back to 0 (the shared one is
+// reset_shared_pointer's, collective).
+void view_was_set(OpenFile &file, MPI_Datatype etype, const char *datarep);
 
 }  // namespace piox::mpiio
 

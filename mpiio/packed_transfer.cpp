@@ -42,12 +42,12 @@ char *contiguous_data(void *buf, MPI_Datatype datatype, MPI_Count size)
 template <typename Count>
 int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *buf,
                      Count count, MPI_Datatype datatype, MPI_Count etype_size,
-                     MPI_Status *status)
+                     bool native_view, MPI_Status *status)
 {
     MPI_Count size = 0, lb = 0, extent = 0;
     // Anything the library should judge (a bad type, a negative count, a type that
     // is not whole etypes) or that needs no unfolding goes to it unchanged.
-    if (count <= 0 || datatype == MPI_DATATYPE_NULL || etype_size <= 0 ||
+    if (!native_view || count <= 0 || datatype == MPI_DATATYPE_NULL || etype_size <= 0 ||
         PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS || size <= 0 ||
         size % etype_size != 0 || size > kChunkBytes ||
         PMPI_Type_get_extent_x(datatype, &lb, &extent) != MPI_SUCCESS ||

@@ -8,7 +8,10 @@
 // memory types whose lower bound lies before their data. MPI_Pack places every
 // type right in both MPIs, so piox packs such a buffer itself, in chunks, and hands
 // the library contiguous bytes, the case every MPI-IO implementation gets right.
-// A buffer of a predefined type goes to the library as it is.
+// A buffer of a predefined type goes to the library as it is, and so does every
+// buffer of a view whose data representation is not "native": packed bytes carry no
+// types, so the library could not convert them (it packs the memory type itself
+// before converting, and writes contiguous bytes).
 #ifndef PIOX_MPIIO_PACKED_TRANSFER_H
 #define PIOX_MPIIO_PACKED_TRANSFER_H
 
@@ -24,14 +27,15 @@ namespace piox::mpiio {
 char *contiguous_data(void *buf, MPI_Datatype datatype, MPI_Count size);
 
 // count items of datatype at offset (etypes of the view, whose etype has etype_size
-// bytes) by the library's MPI_File_read_at / MPI_File_write_at: the next definition
-// after piox, in the count form Count. The status counts the bytes moved (whole
+// bytes; native_view: its data representation is "native") by the library's
+// MPI_File_read_at / MPI_File_write_at: the next definition after piox, in the count
+// form Count. The status counts the bytes moved (whole
 // etypes, for a packed read that reached the end of the file). The library's errors
 // are raised by the library.
 template <typename Count>
 int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *buf,
                      Count count, MPI_Datatype datatype, MPI_Count etype_size,
-                     MPI_Status *status);
+                     bool native_view, MPI_Status *status);
 
 }  // namespace piox::mpiio
 

@@ -161,6 +161,18 @@ int transfer_at(OpenFile &file, MPI_Offset offset, BufferOf<A::direction> buf, C
             return rc;
         }
     }
+    if constexpr (A::completion == Completion::nonblocking) {
+        // ROMIO 4.0.2's nonblocking routines ignore the data representation: they move
+        // native bytes through an external32 view. The blocking routine of the same
+        // kind converts; every process of a collective one takes the same branch (the
+        // representation is the same on all: MPI_File_set_view is collective).
+        if (!file.native_view) {
+            using Blocking = Access<A::direction, A::collective, Completion::blocking>;
+            MPI_Status status{};
+            const int rc = call_library<Blocking, P>(file, offset, buf, count, datatype, &status);
+            return finished_request(file, rc, status, out);
+        }
+    }
     if constexpr (A::completion == Completion::split_begin) {
         const int rc = call_library<A, P>(file, offset, buf, count, datatype);
         if (rc == MPI_SUCCESS)

@@ -65,7 +65,7 @@ int File_set_view(decltype(&PMPI_File_set_view) next, FileRecord *record, MPI_Fi
     }
     int rc = next(fh, disp, etype, filetype, datarep, info);
     if (rc == MPI_SUCCESS)
-        mpiio::view_was_set(file, etype);
+        mpiio::view_was_set(file, etype, datarep);
     // MPI_File_set_view resets the shared pointer to zero (MPI-3.1 13.3). Every
     // process takes part, even one whose set_view failed, so that none is left waiting.
     const int reset = file.sfp != nullptr ? mpiio::reset_shared_pointer(*file.sfp) : MPI_SUCCESS;

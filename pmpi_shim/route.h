@@ -72,9 +72,13 @@ template <Routine R>
 bool takes(offset_part, const mpiio::OpenFile &file)
 {
     // A split collective's end call is piox's when piox holds one; its begin call,
-    // like the other routines, when piox moves its data (or refuses it).
+    // like the other routines, when piox moves its data (or refuses it). A
+    // nonblocking routine on a view that is not "native" too: piox completes it with
+    // the library's blocking routine, which converts the data (transfer.h).
     if constexpr (is_split_end(R))
         return file.split.kind != mpiio::SplitKind::none;
+    else if constexpr (AccessOf<R>::completion == mpiio::Completion::nonblocking)
+        return file.sequential() || mpiio::piox_moves<AccessOf<R>>(file) || !file.native_view;
     else
         return file.sequential() || mpiio::piox_moves<AccessOf<R>>(file);
 }
