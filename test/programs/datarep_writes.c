@@ -12,6 +12,7 @@
  * ATOMIC=1 sets atomic mode. (piox handed the library packed bytes for such a
  * memory type, which it then could not convert: the ints landed little-endian.)
  */
+#include "file_part.h"
 #include "testlib.h"
 
 #include <stdint.h>
@@ -22,16 +23,6 @@
 #define INTS 4
 
 static int rank;
-
-static void prefill(MPI_File fh)
-{
-    unsigned char bytes[PART];
-    memset(bytes, FILL, sizeof bytes);
-    CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
-    CHECK_MPI(MPI_File_write_at_all(fh, (MPI_Offset)rank * PART, bytes, PART, MPI_BYTE,
-                                    MPI_STATUS_IGNORE));
-    CHECK_MPI(MPI_File_sync(fh));
-}
 
 /* The 4 bytes of v as the representation stores them. */
 static void encode(int32_t v, int external32, unsigned char out[4])
@@ -47,19 +38,11 @@ static void encode(int32_t v, int external32, unsigned char out[4])
 
 static void check_part(MPI_File fh, const int ints[INTS], int external32, const char *routine)
 {
-    unsigned char bytes[PART], expected[PART];
+    unsigned char expected[PART];
     memset(expected, FILL, sizeof expected);
     for (int i = 0; i < INTS; i++)
         encode(ints[i], external32, expected + 8 * i);
-    CHECK_MPI(MPI_File_sync(fh));
-    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    CHECK_MPI(MPI_File_sync(fh));
-    CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
-    CHECK_MPI(MPI_File_read_at(fh, (MPI_Offset)rank * PART, bytes, PART, MPI_BYTE,
-                               MPI_STATUS_IGNORE));
-    for (int i = 0; i < PART; i++)
-        CHECK(bytes[i] == expected[i], "%s: byte %d of rank %d's part is 0x%02x, expected 0x%02x",
-              routine, i, rank, bytes[i], expected[i]);
+    file_part_check(fh, (MPI_Offset)rank * PART, expected, PART, routine);
 }
 
 /* Writes the memory (every other int) with routine number `which`; returns its name. */
@@ -123,7 +106,7 @@ int main(int argc, char **argv)
             memory[2 * i] = ints[i], memory[2 * i + 1] = -1;
             back[2 * i] = 0, back[2 * i + 1] = -7;
         }
-        prefill(fh);
+        file_part_fill(fh, (MPI_Offset)rank * PART, PART, FILL);
         CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)rank * PART, MPI_INT, every_other, datarep,
                                     MPI_INFO_NULL));
         const char *routine = write_with(fh, which, memory, every_other);

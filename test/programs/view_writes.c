@@ -10,6 +10,7 @@
  * must give the ints back. (ROMIO 4.0.2 with write sieving off wrote one int, or
  * none, for some of these: issue 14.)
  */
+#include "file_part.h"
 #include "testlib.h"
 
 #include <string.h>
@@ -18,16 +19,6 @@
 #define FILL 0xAA
 
 static int rank, nprocs;
-
-static void prefill(MPI_File fh)
-{
-    unsigned char bytes[PART];
-    memset(bytes, FILL, sizeof bytes);
-    CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
-    CHECK_MPI(MPI_File_write_at_all(fh, (MPI_Offset)rank * PART, bytes, PART, MPI_BYTE,
-                                    MPI_STATUS_IGNORE));
-    CHECK_MPI(MPI_File_sync(fh));
-}
 
 static void set_resized_view(MPI_File fh, MPI_Datatype filetype)
 {
@@ -38,19 +29,11 @@ static void set_resized_view(MPI_File fh, MPI_Datatype filetype)
 /* Every byte of this rank's part, read through the default view. */
 static void check_part(MPI_File fh, const int ints[2], const char *routine)
 {
-    unsigned char bytes[PART], expected[PART];
+    unsigned char expected[PART];
     memset(expected, FILL, sizeof expected);
     memcpy(expected + 0, &ints[0], 4);
     memcpy(expected + 12, &ints[1], 4);
-    CHECK_MPI(MPI_File_sync(fh));
-    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    CHECK_MPI(MPI_File_sync(fh));
-    CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
-    CHECK_MPI(MPI_File_read_at(fh, (MPI_Offset)rank * PART, bytes, PART, MPI_BYTE,
-                               MPI_STATUS_IGNORE));
-    for (int i = 0; i < PART; i++)
-        CHECK(bytes[i] == expected[i], "%s: byte %d of rank %d's part is 0x%02x, expected 0x%02x",
-              routine, i, rank, bytes[i], expected[i]);
+    file_part_check(fh, (MPI_Offset)rank * PART, expected, PART, routine);
 }
 
 static void check_count(MPI_Status *status, const char *routine)
@@ -125,7 +108,7 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_File_set_atomicity(fh, atomic));
     for (int which = 0; which < ROUTINES; which++) {
         const int ints[2] = {0x01010101 * (which + 1), 0x10101010 + rank};
-        prefill(fh);
+        file_part_fill(fh, (MPI_Offset)rank * PART, PART, FILL);
         set_resized_view(fh, filetype);
         const char *routine = write_with(fh, which, ints);
         if (which < POINTER_ROUTINES)
