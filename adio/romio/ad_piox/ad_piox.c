@@ -1,0 +1,46 @@
+/*
+ * ad_piox.c - the function table of the piox driver ("piox:" prefix).
+ * Data moves through ROMIO's generic UFS routines; only Open, OpenColl and
+ * SetLock are piox's own.
+ */
+
+#include "ad_piox.h"
+
+/* adioi.h has the ADIOI_Fns_struct define */
+#include "adioi.h"
+
+struct ADIOI_Fns_struct ADIO_PIOX_operations = {
+    ADIOI_PIOX_Open,    /* Open */
+    ADIOI_PIOX_OpenColl,        /* OpenColl */
+    ADIOI_GEN_ReadContig,       /* ReadContig */
+    ADIOI_GEN_WriteContig,      /* WriteContig */
+    ADIOI_GEN_ReadStridedColl,  /* ReadStridedColl */
+    ADIOI_GEN_WriteStridedColl, /* WriteStridedColl */
+    ADIOI_GEN_SeekIndividual,   /* SeekIndividual */
+    ADIOI_GEN_Fcntl,    /* Fcntl */
+    ADIOI_GEN_SetInfo,  /* SetInfo */
+    ADIOI_GEN_ReadStrided,      /* ReadStrided */
+    ADIOI_GEN_WriteStrided,     /* WriteStrided */
+    ADIOI_GEN_Close,    /* Close */
+#ifdef ROMIO_HAVE_WORKING_AIO
+    ADIOI_GEN_IreadContig,      /* IreadContig */
+    ADIOI_GEN_IwriteContig,     /* IwriteContig */
+#else
+    ADIOI_FAKE_IreadContig,     /* IreadContig */
+    ADIOI_FAKE_IwriteContig,    /* IwriteContig */
+#endif
+    ADIOI_GEN_IODone,   /* ReadDone */
+    ADIOI_GEN_IODone,   /* WriteDone */
+    ADIOI_GEN_IOComplete,       /* ReadComplete */
+    ADIOI_GEN_IOComplete,       /* WriteComplete */
+    ADIOI_GEN_IreadStrided,     /* IreadStrided */
+    ADIOI_GEN_IwriteStrided,    /* IwriteStrided */
+    ADIOI_GEN_Flush,    /* Flush */
+    ADIOI_GEN_Resize,   /* Resize */
+    ADIOI_GEN_Delete,   /* Delete */
+    ADIOI_GEN_Feature,  /* Features */
+    "PIOX: UFS data path, piox byte-range locks instead of fcntl",
+    ADIOI_GEN_IreadStridedColl, /* IreadStridedColl */
+    ADIOI_GEN_IwriteStridedColl,        /* IwriteStridedColl */
+    ADIOI_PIOX_SetLock  /* SetLock */
+};

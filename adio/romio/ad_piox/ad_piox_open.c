@@ -1,0 +1,113 @@
+/*
+ * ad_piox_open.c - open a file for the piox driver and give it its locks.
+ *
+ * Open is the POSIX open of ad_ufs. It may run on one process only (the
+ * creating open in ADIOI_GEN_OpenColl runs it on MPI_COMM_SELF, a deferred open
+ * skips non-aggregators), so the collective lock creation lives in OpenColl,
+ * which every process of fd->comm reaches.
+ *
+ * Teardown. ROMIO's Close is not collective: ADIOI_GEN_OpenColl calls it on
+ * one process after creating the file, and ADIO_Close skips it on processes
+ * that never opened the file (deferred open). piox_lock_free is collective, so
+ * it cannot live there. It hangs instead on fd->comm, ROMIO's own duplicate of
+ * the user's communicator, as an attribute whose delete callback frees the
+ * locks: ADIO_Close calls MPI_Comm_free(&fd->comm) on every process of the
+ * file (MPI_File_close is collective), and MPI runs the callback there.
+ */
+
+#include "ad_piox.h"
+
+#include <sys/stat.h>
+
+void ADIOI_PIOX_Open(ADIO_File fd, int *error_code)
+{
+    int perm, old_mask, amode = 0;
+    static char myname[] = "ADIOI_PIOX_OPEN";
+
+    if (fd->perm == ADIO_PERM_NULL) {
+        old_mask = umask(022);
+        umask(old_mask);
+        perm = old_mask ^ 0666;
+    } else
+        perm = fd->perm;
+
+    if (fd->access_mode & ADIO_CREATE)
+        amode |= O_CREAT;
+    if (fd->access_mode & ADIO_RDONLY)
+        amode |= O_RDONLY;
+    if (fd->access_mode & ADIO_WRONLY)
+        amode |= O_WRONLY;
+    if (fd->access_mode & ADIO_RDWR)
+        amode |= O_RDWR;
+    if (fd->access_mode & ADIO_EXCL)
+        amode |= O_EXCL;
+
+    fd->fd_sys = open(fd->filename, amode, perm);
+    fd->fd_direct = -1;
+    if (fd->fd_sys != -1 && (fd->access_mode & ADIO_APPEND))
+        fd->fp_ind = fd->fp_sys_posn = lseek(fd->fd_sys, 0, SEEK_END);
+
+    if (fd->fd_sys == -1)
+        *error_code = ADIOI_Err_create_code(myname, fd->filename, errno);
+    else
+        *error_code = MPI_SUCCESS;
+}
+
+static int PIOX_keyval = MPI_KEYVAL_INVALID;
+
+/* Runs on every process of the file when ADIO_Close frees fd->comm. */
+static int PIOX_Teardown(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    ADIOI_PIOX_File *file = attr;
+    int err1 = MPI_SUCCESS, err2 = MPI_SUCCESS;
+
+    ADIOI_PIOX_Unregister(file);
+    /* ROMIO unlocks before it returns from any access: nothing is held here
+     * unless an access failed half way; release so that the free may run. */
+    if (file->data.depth)
+        piox_lock_release(file->data.lock);
+    if (file->shfp.depth)
+        piox_lock_release(file->shfp.lock);
+    err1 = piox_lock_free(&file->data.lock);
+    err2 = piox_lock_free(&file->shfp.lock);
+    file->fd->fs_ptr = NULL;
+    ADIOI_Free(file);
+    return err1 != MPI_SUCCESS ? err1 : err2;
+}
+
+void ADIOI_PIOX_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code)
+{
+    static char myname[] = "ADIOI_PIOX_OPENCOLL";
+    ADIOI_PIOX_File *file;
+    int failed, any_failed, err;
+
+    ADIOI_GEN_OpenColl(fd, rank, access_mode, error_code);
+
+    /* Every process gets here, opened or not; create the locks only if the
+     * open worked everywhere, so that creation stays collective. */
+    failed = (*error_code != MPI_SUCCESS);
+    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, fd->comm);
+    if (any_failed)
+        return;
+
+    file = ADIOI_Calloc(1, sizeof(*file));
+    file->fd = fd;
+    err = piox_lock_create(fd->comm, PIOX_LOCK_RANGE, &file->data.lock);
+    if (err == MPI_SUCCESS)
+        err = piox_lock_create(fd->comm, PIOX_LOCK_RANGE, &file->shfp.lock);
+    if (err == MPI_SUCCESS && PIOX_keyval == MPI_KEYVAL_INVALID)
+        err = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, PIOX_Teardown, &PIOX_keyval, NULL);
+    failed = (err != MPI_SUCCESS);
+    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, fd->comm);
+    if (any_failed) {
+        /* A lock another process lacks cannot be freed (the free is
+         * collective): leave it rather than hang; the open fails. */
+        *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname,
+                                           __LINE__, MPI_ERR_OTHER, "**io", "**io %s",
+                                           "piox: cannot create the file's locks");
+        return;
+    }
+    MPI_Comm_set_attr(fd->comm, PIOX_keyval, file);
+    fd->fs_ptr = file;
+    ADIOI_PIOX_Register(file);
+}
