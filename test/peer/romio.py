@@ -81,12 +81,18 @@ def listed_runs(source_dir=None):
 
 
 class RomioTests:
-    """Builds ROMIO test programs into build_dir, once, rebuilding when the source is newer."""
+    """Builds ROMIO test programs into build_dir, once, rebuilding when the source is newer.
 
-    def __init__(self, build_dir, source_dir=None, mpicc=MPICC):
+    link_flags go on mpicc's command line after the source, so before the libmpich
+    that mpicc adds (e.g. a standalone libromio: -L<lib> -Wl,-rpath,<lib> -lromio).
+    Programs built with other flags need their own build_dir.
+    """
+
+    def __init__(self, build_dir, source_dir=None, mpicc=MPICC, link_flags=()):
         self.build_dir = Path(build_dir)
         self.source_dir = Path(source_dir or test_source_dir())
         self.mpicc = mpicc
+        self.link_flags = tuple(link_flags)
         self.runs = listed_runs(self.source_dir)
 
     def executable(self, name):
@@ -94,7 +100,7 @@ class RomioTests:
         target = self.build_dir / name
         if not target.exists() or target.stat().st_mtime < source.stat().st_mtime:
             self.build_dir.mkdir(parents=True, exist_ok=True)
-            _compile(target, [self.mpicc, "-O2", source, "-lm"])
+            _compile(target, [self.mpicc, "-O2", source, *self.link_flags, "-lm"])
         return target
 
     def argv(self, name, filename):
