@@ -242,7 +242,7 @@ public:
         file_.own_stream.resize(static_cast<size_t>(length));
         int position = 0;
         if (PMPI_Pack(item(at), items(length), datatype_, file_.own_stream.data(),
-                      static_cast<int>(length), &position, MPI_COMM_SELF) != MPI_SUCCESS ||
+                      static_cast<int>(length), &position, pack_comm()) != MPI_SUCCESS ||
             position != length)
             return nullptr;
         return file_.own_stream.data();
@@ -255,7 +255,7 @@ public:
             return;
         int position = 0;
         PMPI_Unpack(file_.own_stream.data(), static_cast<int>(length), &position, item(at),
-                    items(length), datatype_, MPI_COMM_SELF);
+                    items(length), datatype_, pack_comm());
     }
 
 private:
@@ -366,9 +366,11 @@ MPI_Offset move_large(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Off
         if (!write)
             map = readable_part(file, map, offset + moved / etype_size, etype_size);
         char *stream = data.begin(moved, length);
-        const MPI_Offset done = stream == nullptr ? -1
-                                : map == nullptr  ? 0
-                                                  : move_chunk(file, *map, stream, write);
+        if (stream == nullptr) {  // the type does not pack: the library judges it
+            moved = moved == 0 ? -2 : (errno = EINVAL, -1);
+            break;
+        }
+        const MPI_Offset done = map == nullptr ? 0 : move_chunk(file, *map, stream, write);
         if (done < 0) {
             moved = -1;
             break;

@@ -39,6 +39,50 @@ char *contiguous_data(void *buf, MPI_Datatype datatype, MPI_Count size)
     return contiguous ? static_cast<char *>(buf) : nullptr;
 }
 
+namespace {
+
+int free_pack_comm(MPI_Comm, int, void *attribute, void *)
+{
+    MPI_Comm comm = *static_cast<MPI_Comm *>(attribute);
+    return PMPI_Comm_free(&comm);
+}
+
+MPI_Comm create_pack_comm()
+{
+    static MPI_Comm comm = MPI_COMM_NULL;
+    int keyval = MPI_KEYVAL_INVALID;
+    if (PMPI_Comm_dup(MPI_COMM_SELF, &comm) != MPI_SUCCESS)
+        return MPI_COMM_SELF;
+    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    // MPI_Finalize deletes MPI_COMM_SELF's attributes first: the duplicate goes then.
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_pack_comm, &keyval, nullptr) ==
+        MPI_SUCCESS)
+        PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, &comm), PMPI_Comm_free_keyval(&keyval);
+    return comm;
+}
+
+}  // namespace
+
+MPI_Comm pack_comm()
+{
+    static const MPI_Comm comm = create_pack_comm();
+    return comm;
+}
+
+bool lower_bound_off_data(MPI_Datatype datatype)
+{
+    int integers = 0, addresses = 0, datatypes = 0, combiner = 0;
+    MPI_Count lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+    if (datatype == MPI_DATATYPE_NULL ||
+        PMPI_Type_get_envelope(datatype, &integers, &addresses, &datatypes, &combiner) !=
+            MPI_SUCCESS ||
+        combiner == MPI_COMBINER_NAMED ||
+        PMPI_Type_get_extent_x(datatype, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent_x(datatype, &true_lb, &true_extent) != MPI_SUCCESS)
+        return false;
+    return lb < 0 || lb != true_lb;
+}
+
 template <typename Count>
 int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *buf,
                      Count count, MPI_Datatype datatype, MPI_Count etype_size,
@@ -65,7 +109,10 @@ int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *
         // A read packs too: bytes past the end of the file then keep the buffer's
         // own contents when the chunk is unpacked.
         int position = 0;
-        PMPI_Pack(first, items, datatype, stage.data(), bytes, &position, MPI_COMM_SELF);
+        if (PMPI_Pack(first, items, datatype, stage.data(), bytes, &position, pack_comm()) !=
+                MPI_SUCCESS &&
+            done == 0)  // an uncommitted type, say: the library judges it
+            return direct(fh, direction, offset, buf, count, datatype, status);
         const MPI_Offset at = offset + moved / etype_size;
         const int rc =
             direct(fh, direction, at, stage.data(), bytes, MPI_BYTE, &chunk_status);
@@ -75,7 +122,7 @@ int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *
         PMPI_Get_elements_x(&chunk_status, MPI_BYTE, &got);
         if (direction == Direction::read) {
             position = 0;
-            PMPI_Unpack(stage.data(), bytes, &position, first, items, datatype, MPI_COMM_SELF);
+            PMPI_Unpack(stage.data(), bytes, &position, first, items, datatype, pack_comm());
         }
         moved += got;
         done += items;

@@ -26,6 +26,20 @@ namespace piox::mpiio {
 // derived type without holes may still list its pieces out of address order.
 char *contiguous_data(void *buf, MPI_Datatype datatype, MPI_Count size);
 
+// The communicator piox packs and unpacks with: MPI_COMM_SELF's duplicate, whose
+// errors return (an uncommitted type then fails the pack, and the access goes to
+// the library, which reports it to the file's error handler as stock MPI would,
+// instead of MPI_COMM_SELF's fatal handler ending the job). Freed in MPI_Finalize.
+MPI_Comm pack_comm();
+
+// True for a derived memory type whose lower bound is negative or lies elsewhere
+// than its data's start: the kind ROMIO 4.0.2 writes outside the buffer for on some
+// paths (which corrupts the heap) or shifts. piox packs those itself for the
+// independent accesses it passes on (transfer.h). Not every type with holes: ROMIO's
+// explicit-offset routine, which then moves the packed bytes, hangs or misplaces
+// data with some filetypes where its other routines do not.
+bool lower_bound_off_data(MPI_Datatype datatype);
+
 // count items of datatype at offset (etypes of the view, whose etype has etype_size
 // bytes; native_view: its data representation is "native") by the library's
 // MPI_File_read_at / MPI_File_write_at: the next definition after piox, in the count

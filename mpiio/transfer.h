@@ -21,6 +21,7 @@
 #include "locked_transfer.h"
 #include "next.h"
 #include "open_file.h"
+#include "packed_transfer.h"
 
 namespace piox::mpiio {
 
@@ -159,6 +160,25 @@ int transfer_at(OpenFile &file, MPI_Offset offset, BufferOf<A::direction> buf, C
             if (rc == MPI_SUCCESS)
                 file.split.kind = out, file.split.forwarded = false;
             return rc;
+        }
+    }
+    if constexpr (!A::collective && A::completion != Completion::split_begin) {
+        // A memory type whose lower bound is off its data (packed_transfer.h): piox
+        // packs it and hands the library contiguous bytes at an explicit offset; a
+        // nonblocking access then finishes at once.
+        if (file.native_view && lower_bound_off_data(datatype)) {
+            if constexpr (P == Positioning::individual_pointer)
+                file.library_pointer_in_step = false;
+            void *data = const_cast<void *>(static_cast<const void *>(buf));
+            if constexpr (A::completion == Completion::blocking) {
+                return library_transfer(file.fh, A::direction, offset, data, count, datatype,
+                                        file.etype_size, true, out);
+            } else {
+                MPI_Status status{};
+                const int rc = library_transfer(file.fh, A::direction, offset, data, count,
+                                                datatype, file.etype_size, true, &status);
+                return finished_request(file, rc, status, out);
+            }
         }
     }
     if constexpr (A::completion == Completion::nonblocking) {

@@ -10,6 +10,7 @@
 #include "routine.h"
 
 #include <memory>
+#include <tuple>
 
 namespace piox::shim {
 
@@ -53,34 +54,43 @@ int route(record_part, Handler handler, Next next, MPI_File fh, Rest... rest)
 }
 
 // Whether the part of piox that owns routine R takes this call on this file.
-template <Routine R>
-bool takes(pointer_part, const mpiio::OpenFile &)
+template <Routine R, typename... Args>
+bool takes(pointer_part, const mpiio::OpenFile &, Args...)
 {
     return true;  // piox keeps the individual pointer of every file it manages
 }
-template <Routine R>
-bool takes(sfp_part, const mpiio::OpenFile &file)
+template <Routine R, typename... Args>
+bool takes(sfp_part, const mpiio::OpenFile &file, Args...)
 {
     return file.sfp != nullptr;
 }
-template <Routine R>
-bool takes(atomicity_part, const mpiio::OpenFile &file)
+template <Routine R, typename... Args>
+bool takes(atomicity_part, const mpiio::OpenFile &file, Args...)
 {
     return file.atomic != nullptr;
 }
-template <Routine R>
-bool takes(offset_part, const mpiio::OpenFile &file)
+template <Routine R, typename... Args>
+bool takes(offset_part, const mpiio::OpenFile &file, Args... args)
 {
     // A split collective's end call is piox's when piox holds one; its begin call,
-    // like the other routines, when piox moves its data (or refuses it). A
-    // nonblocking routine on a view that is not "native" too: piox completes it with
-    // the library's blocking routine, which converts the data (transfer.h).
-    if constexpr (is_split_end(R))
+    // like the other routines, when piox moves its data (or refuses it). Also (see
+    // transfer.h): a nonblocking routine on a view that is not "native", which piox
+    // completes with the library's blocking routine, which converts the data; and an
+    // independent one whose memory type's lower bound is off its data, which piox
+    // packs.
+    using A = AccessOf<R>;
+    if constexpr (is_split_end(R)) {
         return file.split.kind != mpiio::SplitKind::none;
-    else if constexpr (AccessOf<R>::completion == mpiio::Completion::nonblocking)
-        return file.sequential() || mpiio::piox_moves<AccessOf<R>>(file) || !file.native_view;
-    else
-        return file.sequential() || mpiio::piox_moves<AccessOf<R>>(file);
+    } else {
+        if (file.sequential() || mpiio::piox_moves<A>(file))
+            return true;
+        if (A::completion == mpiio::Completion::nonblocking && !file.native_view)
+            return true;
+        // (offset, buf, count, datatype, status or request)
+        const MPI_Datatype datatype = std::get<3>(std::make_tuple(args...));
+        return !A::collective && A::completion != mpiio::Completion::split_begin &&
+               file.native_view && mpiio::lower_bound_off_data(datatype);
+    }
 }
 
 // The parts of piox::mpiio receive the file and the arguments after the handle.
@@ -91,7 +101,7 @@ int route(Part part, Handler handler, Next next, MPI_File fh, Rest... rest)
     std::shared_ptr<FileRecord> record = record_of(fh, R, &error);
     if (error != MPI_SUCCESS)
         return error;
-    if (record == nullptr || !takes<R>(part, record->file))
+    if (record == nullptr || !takes<R>(part, record->file, rest...))
         return next(fh, rest...);
     record->count(R);
     return handler(record->file, rest...);
