@@ -11,7 +11,6 @@ namespace {
 
 constexpr MPI_Offset kChunkBytes = MPI_Offset(1) << 20;  // mapped at once
 
-
 // The bytes of a read of `claimed` bytes at `offset` (etypes of the view) that the
 // file holds. The claim stands when the access ends within the file, or when piox
 // cannot map it exactly (a chunk at a time) or measure the file.

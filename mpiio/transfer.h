@@ -47,6 +47,32 @@ bool piox_moves_this(OpenFile &file, MPI_Offset offset, MPI_Count count, MPI_Dat
     return true;
 }
 
+// How piox hands the library an access it does not move itself.
+//   as_called  the library's routine of the kind the program called;
+//   packed     an independent access whose memory type's lower bound is off its data
+//              (packed_transfer.h): piox packs it and hands over contiguous bytes at
+//              an explicit offset (ROMIO writes outside the buffer for such types);
+//   blocking   a nonblocking access through a view that is not "native": the
+//              library's blocking routine of the same kind (ROMIO 4.0.2's nonblocking
+//              routines move native bytes through an external32 view; its blocking
+//              ones convert). Every process of a collective one decides alike: the
+//              representation is the same on all (MPI_File_set_view is collective).
+// Either of the last two finishes a nonblocking access at once. The shim routes
+// every call that is not as_called to piox (route.h).
+enum class Handoff { as_called, packed, blocking };
+
+template <typename A>
+Handoff handoff(const OpenFile &file, MPI_Datatype datatype)
+{
+    if constexpr (!A::collective && A::completion != Completion::split_begin)
+        if (file.native_view && lower_bound_off_data(datatype))
+            return Handoff::packed;
+    if constexpr (A::completion == Completion::nonblocking)
+        if (!file.native_view)
+            return Handoff::blocking;
+    return Handoff::as_called;
+}
+
 // The library's explicit-offset routine for an access of kind A, in form Count.
 template <typename A, typename Count>
 auto next_at()
@@ -162,11 +188,9 @@ int transfer_at(OpenFile &file, MPI_Offset offset, BufferOf<A::direction> buf, C
             return rc;
         }
     }
+    const Handoff how = handoff<A>(file, datatype);
     if constexpr (!A::collective && A::completion != Completion::split_begin) {
-        // A memory type whose lower bound is off its data (packed_transfer.h): piox
-        // packs it and hands the library contiguous bytes at an explicit offset; a
-        // nonblocking access then finishes at once.
-        if (file.native_view && lower_bound_off_data(datatype)) {
+        if (how == Handoff::packed) {
             if constexpr (P == Positioning::individual_pointer)
                 file.library_pointer_in_step = false;
             void *data = const_cast<void *>(static_cast<const void *>(buf));
@@ -182,11 +206,7 @@ int transfer_at(OpenFile &file, MPI_Offset offset, BufferOf<A::direction> buf, C
         }
     }
     if constexpr (A::completion == Completion::nonblocking) {
-        // ROMIO 4.0.2's nonblocking routines ignore the data representation: they move
-        // native bytes through an external32 view. The blocking routine of the same
-        // kind converts; every process of a collective one takes the same branch (the
-        // representation is the same on all: MPI_File_set_view is collective).
-        if (!file.native_view) {
+        if (how == Handoff::blocking) {
             using Blocking = Access<A::direction, A::collective, Completion::blocking>;
             MPI_Status status{};
             const int rc = call_library<Blocking, P>(file, offset, buf, count, datatype, &status);

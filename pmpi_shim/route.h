@@ -73,23 +73,16 @@ template <Routine R, typename... Args>
 bool takes(offset_part, const mpiio::OpenFile &file, Args... args)
 {
     // A split collective's end call is piox's when piox holds one; its begin call,
-    // like the other routines, when piox moves its data (or refuses it). Also (see
-    // transfer.h): a nonblocking routine on a view that is not "native", which piox
-    // completes with the library's blocking routine, which converts the data; and an
-    // independent one whose memory type's lower bound is off its data, which piox
-    // packs.
-    using A = AccessOf<R>;
+    // like the other routines, when piox moves its data (or refuses it), or hands it
+    // to the library otherwise than as called (mpiio::handoff).
     if constexpr (is_split_end(R)) {
         return file.split.kind != mpiio::SplitKind::none;
     } else {
-        if (file.sequential() || mpiio::piox_moves<A>(file))
-            return true;
-        if (A::completion == mpiio::Completion::nonblocking && !file.native_view)
-            return true;
-        // (offset, buf, count, datatype, status or request)
+        using A = AccessOf<R>;
+        // args: offset, buf, count, datatype[, status or request]
         const MPI_Datatype datatype = std::get<3>(std::make_tuple(args...));
-        return !A::collective && A::completion != mpiio::Completion::split_begin &&
-               file.native_view && mpiio::lower_bound_off_data(datatype);
+        return file.sequential() || mpiio::piox_moves<A>(file) ||
+               mpiio::handoff<A>(file, datatype) != mpiio::Handoff::as_called;
     }
 }
 
