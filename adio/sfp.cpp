@@ -68,6 +68,13 @@ extern "C" int piox_sfp_read(piox_sfp *sfp, MPI_Offset *current)
     return sfp->transport->read(current);
 }
 
+extern "C" int piox_sfp_store(piox_sfp *sfp, MPI_Offset value)
+{
+    if (sfp == nullptr || value < 0)
+        return MPI_ERR_ARG;
+    return sfp->transport->store(value);
+}
+
 extern "C" int piox_sfp_ordered(piox_sfp *sfp, MPI_Offset delta, MPI_Offset *offset)
 {
     // A negative delta is still carried through the collective (so no one hangs) and

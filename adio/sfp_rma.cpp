@@ -31,6 +31,12 @@ public:
 
     int read(MPI_Offset *current) override { return atomic(MPI_NO_OP, 0, current); }
 
+    int store(MPI_Offset value) override
+    {
+        MPI_Offset previous;
+        return atomic(MPI_REPLACE, value, &previous);
+    }
+
     // The paper's ordered mode (fig. 7) with MPI-3 atomics: one exclusive scan of the
     // sizes, one fetch-and-add of the total by the last rank, and a broadcast of the
     // old value from it, so that nobody returns before the pointer is updated.

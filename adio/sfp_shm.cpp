@@ -52,6 +52,12 @@ public:
         return MPI_SUCCESS;
     }
 
+    int store(MPI_Offset value) override
+    {
+        header_->pointer.store(value, std::memory_order_release);
+        return MPI_SUCCESS;
+    }
+
     int ordered(MPI_Offset delta, MPI_Offset *offset) override
     {
         return rendezvous(delta, offset, [this]() {

@@ -15,6 +15,7 @@ public:
     virtual ~SfpTransport() = default;
     virtual int fetch_add(MPI_Offset delta, MPI_Offset *previous) = 0;
     virtual int read(MPI_Offset *current) = 0;
+    virtual int store(MPI_Offset value) = 0;
     virtual int ordered(MPI_Offset delta, MPI_Offset *offset) = 0;
     virtual int update(piox_sfp_op op, MPI_Offset operand, MPI_Offset *result) = 0;
     // Collective release of windows; called once, before destruction.

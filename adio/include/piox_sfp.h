@@ -10,6 +10,8 @@
  *                 process returns before the pointer holds its new value.
  *   seek/reset    piox_sfp_update:    collective set or add, arguments checked
  *                 to be identical on every process.
+ *                 piox_sfp_store:     one process sets it, atomically, without
+ *                 the others (ROMIO's ADIO_Set_shared_fp, see adio/romio/).
  *
  * Transport: when every process of the communicator is on one node the
  * counter lives in a shared-memory window and is updated with CPU atomics, so
@@ -57,6 +59,11 @@ PIOX_API int piox_sfp_fetch_add(piox_sfp *sfp, MPI_Offset delta, MPI_Offset *pre
 
 /* Independent. Reads the current value. */
 PIOX_API int piox_sfp_read(piox_sfp *sfp, MPI_Offset *current);
+
+/* Independent. Atomically replaces the value by value (>= 0). Ordering with
+ * other processes' accesses is the caller's (ROMIO stores inside collective
+ * calls and follows with a barrier). */
+PIOX_API int piox_sfp_store(piox_sfp *sfp, MPI_Offset value);
 
 /* Collective. Each process contributes delta (>= 0) and receives its offset:
  * the pointer's value plus the deltas of all lower ranks. The pointer advances

@@ -36,6 +36,22 @@ static void fetch_add_returns_the_previous_value(void **state)
     assert_null(sfp);
 }
 
+static void store_replaces_the_value(void **state)
+{
+    piox_sfp *sfp = NULL;
+    MPI_Offset previous = -1, current = -1;
+    assert_int_equal(piox_sfp_create(MPI_COMM_SELF, 9, transport_of(state), &sfp), MPI_SUCCESS);
+    assert_int_equal(piox_sfp_store(sfp, 3), MPI_SUCCESS);
+    assert_int_equal(piox_sfp_fetch_add(sfp, 4, &previous), MPI_SUCCESS);
+    assert_int_equal(previous, 3);
+    assert_int_equal(piox_sfp_store(sfp, 0), MPI_SUCCESS);
+    assert_int_equal(piox_sfp_store(sfp, -1), MPI_ERR_ARG);
+    assert_int_equal(piox_sfp_store(NULL, 1), MPI_ERR_ARG);
+    assert_int_equal(piox_sfp_read(sfp, &current), MPI_SUCCESS);
+    assert_int_equal(current, 0);
+    assert_int_equal(piox_sfp_free(&sfp), MPI_SUCCESS);
+}
+
 static void ordered_gives_the_current_value_and_advances(void **state)
 {
     piox_sfp *sfp = NULL;
@@ -124,6 +140,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     const struct CMUnitTest tests[] = {
         FOR_BOTH_TRANSPORTS(fetch_add_returns_the_previous_value),
+        FOR_BOTH_TRANSPORTS(store_replaces_the_value),
         FOR_BOTH_TRANSPORTS(ordered_gives_the_current_value_and_advances),
         FOR_BOTH_TRANSPORTS(update_sets_adds_and_refuses_negative_results),
         FOR_BOTH_TRANSPORTS(transport_is_the_one_asked_for),

@@ -10,6 +10,7 @@ noinst_HEADERS += adio/ad_piox/ad_piox.h
 romio_other_sources +=          \
     adio/ad_piox/ad_piox.c      \
     adio/ad_piox/ad_piox_open.c \
-    adio/ad_piox/ad_piox_lock.c
+    adio/ad_piox/ad_piox_lock.c \
+    adio/ad_piox/ad_piox_sfp.c
 
 endif BUILD_AD_PIOX

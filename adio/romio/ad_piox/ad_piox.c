@@ -1,7 +1,7 @@
 /*
  * ad_piox.c - the function table of the piox driver ("piox:" prefix).
- * Data moves through ROMIO's generic UFS routines; only Open, OpenColl and
- * SetLock are piox's own.
+ * Data moves through ROMIO's generic UFS routines; Open, OpenColl, SetLock and
+ * the shared-pointer slots (patch 0007) are piox's own.
  */
 
 #include "ad_piox.h"
@@ -39,8 +39,11 @@ struct ADIOI_Fns_struct ADIO_PIOX_operations = {
     ADIOI_GEN_Resize,   /* Resize */
     ADIOI_GEN_Delete,   /* Delete */
     ADIOI_GEN_Feature,  /* Features */
-    "PIOX: UFS data path, piox byte-range locks instead of fcntl",
+    "PIOX: UFS data path, piox byte-range locks and shared file pointer",
     ADIOI_GEN_IreadStridedColl, /* IreadStridedColl */
     ADIOI_GEN_IwriteStridedColl,        /* IwriteStridedColl */
-    ADIOI_PIOX_SetLock  /* SetLock */
+    ADIOI_PIOX_SetLock, /* SetLock */
+    ADIOI_PIOX_GetSharedFP,     /* GetSharedFP */
+    ADIOI_PIOX_SetSharedFP,     /* SetSharedFP */
+    ADIOI_PIOX_GetOrderedFP     /* GetOrderedFP */
 };

@@ -3,14 +3,15 @@
  *
  * ROMIO locks with fcntl-style calls (cmd, type, offset, whence, len) through
  * fd->fns->ADIOI_xxx_SetLock (ADIOI_WRITE_LOCK, ADIOI_UNLOCK in adioi.h). Here
- * each call becomes one extent of the file's piox_lock, so atomic mode, write
- * data sieving and the shared-pointer file never call fcntl.
+ * each call becomes one extent of the file's piox_lock, so atomic mode and
+ * write data sieving never call fcntl. (There is no shared-pointer file to
+ * lock: the driver keeps the pointer itself, ad_piox_sfp.c.)
  *
  * Nesting. piox_lock holds one request per process. ROMIO 4.0.2 never nests
  * locks on one file: in ad_write_str.c the whole-range lock (atomicity or data
  * sieving) and the per-buffer locks (neither) exclude each other; ad_read_str.c
  * and the atomic paths in mpi-io/ (read.c, write.c, *_sh.c, i*.c) take one lock
- * around one access, and the shared-pointer file has its own lock object. As
+ * around one access. As
  * fcntl would, a re-lock of a range already held in a strong enough mode is
  * accepted (counted, undone by the matching unlock); any other nested lock
  * would need two requests and aborts, as ADIOI_GEN_SetLock aborts when fcntl
@@ -25,38 +26,6 @@
 /* fcntl's l_len == 0, "to the end of the file and beyond": a length no file
  * reaches, yet offset + length cannot overflow. */
 #define PIOX_LOCK_TO_EOF(start) (((ADIO_Offset) 1 << 62) - (start))
-
-static ADIOI_PIOX_File *PIOX_open_files;
-
-void ADIOI_PIOX_Register(ADIOI_PIOX_File * file)
-{
-    file->next = PIOX_open_files;
-    PIOX_open_files = file;
-}
-
-void ADIOI_PIOX_Unregister(ADIOI_PIOX_File * file)
-{
-    ADIOI_PIOX_File **p;
-    for (p = &PIOX_open_files; *p; p = &(*p)->next)
-        if (*p == file) {
-            *p = file->next;
-            return;
-        }
-}
-
-/* The lock that fd's byte ranges take. ROMIO opens the shared-pointer file of
- * a file on MPI_COMM_SELF (ad_get_sh_fp.c), so its own lock would exclude no
- * other process: it takes the parent file's shfp lock, made over the parent's
- * communicator. */
-static ADIOI_PIOX_Lock *PIOX_lock_of(ADIO_File fd)
-{
-    ADIOI_PIOX_File *f;
-    for (f = PIOX_open_files; f; f = f->next)
-        if (f->fd != fd && f->fd->shared_fp_fname &&
-            strcmp(f->fd->shared_fp_fname, fd->filename) == 0)
-            return &f->shfp;
-    return fd->fs_ptr ? &((ADIOI_PIOX_File *) fd->fs_ptr)->data : NULL;
-}
 
 static void PIOX_fail(ADIO_File fd, const char *what, ADIO_Offset offset, ADIO_Offset len,
                       int err)
@@ -73,7 +42,7 @@ static void PIOX_fail(ADIO_File fd, const char *what, ADIO_Offset offset, ADIO_O
 int ADIOI_PIOX_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int whence,
                        ADIO_Offset len)
 {
-    ADIOI_PIOX_Lock *l = PIOX_lock_of(fd);
+    ADIOI_PIOX_Lock *l = fd->fs_ptr ? &((ADIOI_PIOX_File *) fd->fs_ptr)->data : NULL;
     piox_extent ext;
     piox_lock_mode mode = (type == F_RDLCK) ? PIOX_LOCK_READ : PIOX_LOCK_WRITE;
     struct stat st;

@@ -1,15 +1,16 @@
 /*
- * ad_piox_open.c - open a file for the piox driver and give it its locks.
+ * ad_piox_open.c - open a file for the piox driver and give it its lock and
+ * its shared file pointer.
  *
  * Open is the POSIX open of ad_ufs. It may run on one process only (the
  * creating open in ADIOI_GEN_OpenColl runs it on MPI_COMM_SELF, a deferred open
- * skips non-aggregators), so the collective lock creation lives in OpenColl,
- * which every process of fd->comm reaches.
+ * skips non-aggregators), so the collective creation of the lock and the
+ * pointer lives in OpenColl, which every process of fd->comm reaches.
  *
  * Teardown. ROMIO's Close is not collective: ADIOI_GEN_OpenColl calls it on
  * one process after creating the file, and ADIO_Close skips it on processes
- * that never opened the file (deferred open). piox_lock_free is collective, so
- * it cannot live there. It hangs instead on fd->comm, ROMIO's own duplicate of
+ * that never opened the file (deferred open). piox_lock_free and piox_sfp_free
+ * are collective, so they cannot live there. It hangs instead on fd->comm, ROMIO's own duplicate of
  * the user's communicator, as an attribute whose delete callback frees the
  * locks: ADIO_Close calls MPI_Comm_free(&fd->comm) on every process of the
  * file (MPI_File_close is collective), and MPI runs the callback there.
@@ -59,18 +60,17 @@ static int PIOX_keyval = MPI_KEYVAL_INVALID;
 static int PIOX_Teardown(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     ADIOI_PIOX_File *file = attr;
-    int err1 = MPI_SUCCESS, err2 = MPI_SUCCESS;
+    int err1, err2;
 
-    ADIOI_PIOX_Unregister(file);
+    (void) comm;
+    (void) keyval;
+    (void) extra;
     /* ROMIO unlocks before it returns from any access: nothing is held here
      * unless an access failed half way; release so that the free may run. */
     if (file->data.depth)
         piox_lock_release(file->data.lock);
-    if (file->shfp.depth)
-        piox_lock_release(file->shfp.lock);
     err1 = piox_lock_free(&file->data.lock);
-    err2 = piox_lock_free(&file->shfp.lock);
-    file->fd->fs_ptr = NULL;
+    err2 = piox_sfp_free(&file->sfp);
     ADIOI_Free(file);
     return err1 != MPI_SUCCESS ? err1 : err2;
 }
@@ -91,10 +91,10 @@ void ADIOI_PIOX_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
         return;
 
     file = ADIOI_Calloc(1, sizeof(*file));
-    file->fd = fd;
     err = piox_lock_create(fd->comm, PIOX_LOCK_RANGE, &file->data.lock);
+    /* MPI_MODE_APPEND: open.c sets the pointer to the end afterwards */
     if (err == MPI_SUCCESS)
-        err = piox_lock_create(fd->comm, PIOX_LOCK_RANGE, &file->shfp.lock);
+        err = piox_sfp_create(fd->comm, 0, PIOX_SFP_TRANSPORT_AUTO, &file->sfp);
     if (err == MPI_SUCCESS && PIOX_keyval == MPI_KEYVAL_INVALID)
         err = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, PIOX_Teardown, &PIOX_keyval, NULL);
     failed = (err != MPI_SUCCESS);
@@ -104,10 +104,9 @@ void ADIOI_PIOX_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
          * collective): leave it rather than hang; the open fails. */
         *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname,
                                            __LINE__, MPI_ERR_OTHER, "**io", "**io %s",
-                                           "piox: cannot create the file's locks");
+                                           "piox: cannot create the file's lock and pointer");
         return;
     }
     MPI_Comm_set_attr(fd->comm, PIOX_keyval, file);
     fd->fs_ptr = file;
-    ADIOI_PIOX_Register(file);
 }
