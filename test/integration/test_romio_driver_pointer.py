@@ -27,8 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "peer"))
 import romio  # noqa: E402
 from conftest import BUILD, REPO  # noqa: E402
 
-LIBROMIO = REPO / "_build" / "romio" / "prefix" / "lib" / "libromio.so"
-LINK_FLAGS = [f"-L{LIBROMIO.parent}", f"-Wl,-rpath,{LIBROMIO.parent}", "-lromio"]
+LIBROMIO = romio.STANDALONE_LIB
 PROGRAMS = REPO / "test" / "programs"
 OUT = BUILD / "test" / "peer" / "romio-driver-pointer"
 SCRIPT_RANKS = 4
@@ -36,15 +35,8 @@ DATA_FILE = "shared_pointer_script.dat"
 
 
 def build(name, variant, link_flags=()):
-    """test/programs/<name>.c built with MPICH's mpicc into OUT/<variant>/."""
-    source = PROGRAMS / f"{name}.c"
-    target = OUT / variant / name
-    if not target.exists() or target.stat().st_mtime < max(
-            source.stat().st_mtime, LIBROMIO.stat().st_mtime):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        romio._compile(target, [romio.MPICC, "-O2", "-Wall", f"-I{PROGRAMS}", source,
-                                *link_flags, "-ldl"])
-    return target
+    """test/programs/<name>.c built with mpicc into OUT/<variant>/."""
+    return romio.build_program(PROGRAMS / f"{name}.c", OUT / variant / name, link_flags)
 
 
 @pytest.fixture(scope="session")
@@ -52,7 +44,7 @@ def script():
     if not LIBROMIO.exists():
         pytest.fail(f"{LIBROMIO} is missing: run scripts/build-romio (scripts/setup does)")
     return {"stock": build("shared_pointer_script", "stock"),
-            "patched": build("shared_pointer_script", "patched", LINK_FLAGS)}
+            "patched": build("shared_pointer_script", "patched", romio.STANDALONE_LINK_FLAGS)}
 
 
 @pytest.fixture(autouse=True)

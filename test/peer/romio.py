@@ -33,6 +33,12 @@ SHFP_MARKER = ".shfp"
 FILENAME_PLACEHOLDER = "$FILENAME"
 SRCDIR_PLACEHOLDER = "$srcdir"  # syshints reads $srcdir/test_hintfile
 
+# The standalone libromio of scripts/build-romio (ROMIO with the ad_piox driver),
+# and the flags that link a program with it before the libmpich mpicc adds.
+STANDALONE_LIB = REPO / "_build" / "romio" / "prefix" / "lib" / "libromio.so"
+STANDALONE_LINK_FLAGS = [f"-L{STANDALONE_LIB.parent}", f"-Wl,-rpath,{STANDALONE_LIB.parent}",
+                         "-lromio"]
+
 # Substitutions configure makes in the few tests shipped as <name>.c.in.
 CONFIGURE_SUBSTITUTIONS = {"LL": "lld"}
 
@@ -140,6 +146,18 @@ def _compile(target, command):
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed:\n{result.stdout}{result.stderr}")
     partial.replace(target)
+
+
+def build_program(source, target, link_flags=()):
+    """One C program (piox's test/programs style: headers beside it) built with
+    mpicc into target, again whenever the source or the standalone libromio is newer."""
+    source, target = Path(source), Path(target)
+    inputs = [source] + ([STANDALONE_LIB] if STANDALONE_LIB.exists() else [])
+    if not target.exists() or target.stat().st_mtime < max(p.stat().st_mtime for p in inputs):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _compile(target, [MPICC, "-O2", f"-I{source.parent}", source, *link_flags,
+                          "-ldl", "-lpthread"])
+    return target
 
 
 def build_interposer(build_dir):
