@@ -13,7 +13,8 @@ transcript and the file it leaves must be the same byte for byte under:
   lockless fixture;
 - the patched libromio through ufs (ufs:), the NULL-slot path, normal directory.
 inotify (romio.CreatedNames) watches for .shfp files: none with piox:, one with
-ufs: (the anchor that shows the watcher sees them).
+ufs: (the anchor that shows the watcher sees them). The hint romio_fstype_force
+(patch 0009) selects ad_piox as the variable does.
 
 The same libromio also works preloaded into a program built against stock MPICH:
 test/programs/romio_linked.c finds MPI_File_open in libromio.so.
@@ -56,10 +57,11 @@ def describe(result):
     return f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
 
 
-def run_script(mpirun, program, directory, env=None):
+def run_script(mpirun, program, directory, env=None, hint=None):
     """The transcript, the file's bytes and the names created in directory."""
     with romio.CreatedNames(directory) as created:
-        result = mpirun(SCRIPT_RANKS, [program, directory], piox=False, env=env)
+        result = mpirun(SCRIPT_RANKS, [program, directory] + ([hint] if hint else []),
+                        piox=False, env=env)
     assert result.returncode == 0 and "No Errors" in result.stdout, describe(result)
     transcript = result.stdout.replace(" No Errors\n", "")
     return transcript, (directory / DATA_FILE).read_bytes(), created.names
@@ -98,6 +100,23 @@ def test_ad_piox_pointer_matches_stock_without_hidden_file(mpirun, script, stock
     assert transcript == stock_outcome[0]
     assert data == stock_outcome[1]
     assert romio.shfp_names(created) == [], sorted(created)
+
+
+def test_hint_selects_ad_piox(mpirun, script, stock_outcome, tmp_path):
+    """Patch 0009: the hint romio_fstype_force=piox: instead of the variable."""
+    transcript, data, created = run_script(mpirun, script["patched"], tmp_path,
+                                           hint="romio_fstype_force=piox:")
+    assert transcript == stock_outcome[0]
+    assert data == stock_outcome[1]
+    assert romio.shfp_names(created) == [], sorted(created)
+
+
+def test_unknown_forced_type_fails_the_open(mpirun, script, tmp_path):
+    result = mpirun(SCRIPT_RANKS, [script["patched"], tmp_path, "romio_fstype_force=nosuchfs:"],
+                    piox=False)
+    assert result.returncode != 0 and "No Errors" not in result.stdout, describe(result)
+    first_failure = result.stderr.split("FAIL", 2)[1] if "FAIL" in result.stderr else ""
+    assert "MPI_File_open" in first_failure, describe(result)
 
 
 def test_null_slots_keep_hidden_file_and_token(mpirun, script, stock_outcome, tmp_path):

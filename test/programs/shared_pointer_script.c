@@ -1,5 +1,5 @@
 /*
- * shared_pointer_script DIR - a fixed script of shared-pointer operations whose
+ * shared_pointer_script DIR [KEY=VALUE] - a fixed script of shared-pointer operations whose
  * outcome the MPI standard fixes: ordered-mode writes and reads (blocking and
  * split), shared-mode writes (order free, total fixed), seeks, the reset by
  * MPI_File_set_view, and MPI_MODE_APPEND. Rank 0 prints a transcript, one line
@@ -11,7 +11,8 @@
  * every rank, since their order is free): test_romio_driver.py compares ROMIO inside
  * stock MPICH (hidden .shfp file, token chain) with the patched libromio through
  * ad_piox (piox's pointer) and through ufs (the token chain, moved by the patch).
- * Counts differ per rank and per step, so a wrong order shows.
+ * Counts differ per rank and per step, so a wrong order shows. KEY=VALUE, when
+ * given, is a hint passed to both opens (e.g. romio_fstype_force=piox:).
  */
 #include "testlib.h"
 
@@ -19,6 +20,7 @@
 
 static int rank, nprocs;
 static MPI_File fh;
+static MPI_Info hints = MPI_INFO_NULL;
 
 /* Rank 0 prints `step` and every rank's value, in rank order. */
 static void transcript(const char *step, long long value)
@@ -72,10 +74,20 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     if (nprocs > 64)
         MPI_Abort(MPI_COMM_WORLD, 2);
+    if (argc > 2) {
+        char key[256];
+        const char *value = strchr(argv[2], '=');
+        if (value == NULL || value - argv[2] >= (long) sizeof key) {
+            fprintf(stderr, "hint \"%s\" is not KEY=VALUE\n", argv[2]);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        snprintf(key, sizeof key, "%.*s", (int) (value - argv[2]), argv[2]);
+        MPI_Info_create(&hints);
+        MPI_Info_set(hints, key, value + 1);
+    }
     snprintf(path, sizeof path, "%s/shared_pointer_script.dat", dir);
     MPI_File_delete(path, MPI_INFO_NULL); /* may not exist */
-    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
-                            MPI_INFO_NULL, &fh));
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, hints, &fh));
     CHECK_MPI(MPI_File_set_view(fh, 4, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
     position("after open");
 
@@ -132,14 +144,16 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_File_close(&fh));
 
     /* MPI_MODE_APPEND: the shared pointer starts at the end (bytes, view reset) */
-    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY | MPI_MODE_APPEND,
-                            MPI_INFO_NULL, &fh));
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY | MPI_MODE_APPEND, hints,
+                            &fh));
     position("reopen MPI_MODE_APPEND");
     fill(buf, rank + 1, 7);
     CHECK_MPI(MPI_File_write_ordered(fh, buf, (rank + 1) * (int) sizeof(int), MPI_BYTE,
                                      &status));
     position("write_ordered appended");
     CHECK_MPI(MPI_File_close(&fh));
+    if (hints != MPI_INFO_NULL)
+        MPI_Info_free(&hints);
     int failed = testlib_finish();
     MPI_Finalize();
     return failed;
