@@ -88,6 +88,10 @@ class Result:
     fields: dict = field(default_factory=dict)
     bad: frozenset = frozenset()     # fields that differ from the standard
     line: str = ""
+    # The same case's results in earlier runs (recheck_worse), newest first: stock ROMIO
+    # answers some cases differently from run to run (two processes' conflicting writes
+    # land in either order), and piox is no worse when it deviates as any run of stock.
+    earlier: list = field(default_factory=list)
 
     @property
     def ran(self):
@@ -237,7 +241,19 @@ def _same_way(name, mine, theirs):
 
 
 def verdict(piox, stock):
-    """ok / inherited / worse / skip for one case, with a short reason."""
+    """ok / inherited / worse / skip for one case, with a short reason: against stock's
+    latest run, else against any earlier run of stock (Result.earlier)."""
+    judged = _verdict_against(piox, stock)
+    if judged[0] != "worse" or stock is None:
+        return judged
+    for earlier in stock.earlier:
+        again = _verdict_against(piox, earlier)
+        if again[0] in ("ok", "inherited"):
+            return again[0], again[1] + " (as an earlier run of stock)"
+    return judged
+
+
+def _verdict_against(piox, stock):
     if piox.status in ("invalid", "harness"):
         return "skip", piox.status
     if not piox.ran:
@@ -275,7 +291,8 @@ def judge(results):
 def recheck_worse(mpirun, program, cases, directories, results, tries=2):
     """Reruns each worse case with its anchor, up to `tries` times, and keeps the
     verdict of the last run: a case stays worse only when every run says so (some
-    of ROMIO's deviations, its write sieving's, vary from run to run)."""
+    of ROMIO's deviations, its write sieving's, vary from run to run). The anchor's
+    earlier results stay with its new ones (Result.earlier), for verdict."""
     by_id = {c["id"]: c for c in cases}
     for name in [n for n, c in CONFIGS.items() if c.piox and n in results]:
         config = CONFIGS[name]
@@ -285,9 +302,14 @@ def recheck_worse(mpirun, program, cases, directories, results, tries=2):
             if not worse:
                 break
             for conf in (config.anchor, name):
-                results[conf].update(run_config(
-                    mpirun, program, CONFIGS[conf], worse,
-                    str(directories["fuse" if CONFIGS[conf].fuse else "tmp"])))
+                rerun = run_config(mpirun, program, CONFIGS[conf], worse,
+                                   str(directories["fuse" if CONFIGS[conf].fuse else "tmp"]))
+                if conf == config.anchor:
+                    for case_id, result in rerun.items():
+                        before = results[conf].get(case_id)
+                        if before is not None:
+                            result.earlier = [before] + before.earlier
+                results[conf].update(rerun)
     return results
 
 
