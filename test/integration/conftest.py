@@ -166,6 +166,14 @@ def any_dir(request, tmp_path):
     return request.getfixturevalue("lockless_dir")
 
 
+@pytest.fixture
+def no_force_from_outside(monkeypatch):
+    """Only the test chooses ROMIO's file system type: mpiexec would pass a
+    ROMIO_FSTYPE_FORCE from the caller's environment on to every rank.
+    Modules take it with pytestmark = pytest.mark.usefixtures(...)."""
+    monkeypatch.delenv("ROMIO_FSTYPE_FORCE", raising=False)
+
+
 @pytest.fixture(scope="session")
 def ceph_cluster():
     """A real Ceph cluster (test/fixtures/ceph): one mon, OSDs 0-2 on the CRUSH hosts

@@ -26,6 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "peer"))
 import romio  # noqa: E402
 from conftest import BUILD  # noqa: E402
 
+pytestmark = pytest.mark.usefixtures("no_force_from_outside")
+
 LIBROMIO = romio.STANDALONE_LIB
 DRIVER_BUILD = BUILD / "test" / "peer" / "romio-driver"
 FORCE_PIOX = {"ROMIO_FSTYPE_FORCE": "piox:"}
@@ -57,20 +59,8 @@ LOCK_COMMAND = re.compile(r"\bF_(SETLKW?|GETLK|OFD_[A-Z]+)\b")
 
 @pytest.fixture(scope="session")
 def driver_tests():
-    if not LIBROMIO.exists():
-        pytest.fail(f"{LIBROMIO} is missing: run scripts/build-romio (scripts/setup does)")
+    romio.standalone_lib()
     return romio.RomioTests(DRIVER_BUILD, link_flags=romio.STANDALONE_LINK_FLAGS)
-
-
-@pytest.fixture(autouse=True)
-def no_force_from_outside(monkeypatch):
-    """Only the tests choose the file system type (mpiexec passes the environment on)."""
-    monkeypatch.delenv("ROMIO_FSTYPE_FORCE", raising=False)
-
-
-def describe(result, printed=""):
-    return (f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-            f"\nranks' stderr files:\n{printed}")
 
 
 def run_listed(mpirun, tests, program, directory, log_dir, env=None):
@@ -99,7 +89,7 @@ def test_romio_test_passes_with_ad_piox(mpirun, driver_tests, data_dir, tmp_path
                      f"({STANDALONE_FAILURES[program]}), not ad_piox")
     result, printed = run_listed(mpirun, driver_tests, program, data_dir, tmp_path / "logs",
                                  env=FORCE_PIOX)
-    assert romio.passed(result), describe(result, printed)
+    assert romio.passed(result), romio.describe(result, printed)
 
 
 @pytest.mark.parametrize("program", sorted(STANDALONE_FAILURES))
@@ -112,16 +102,16 @@ def test_standalone_libromio_failures_are_not_ad_piox(mpirun, driver_tests, tmp_
     directory.mkdir()
     result, printed = run_listed(mpirun, driver_tests, program, directory, tmp_path / "logs",
                                  env={"ROMIO_FSTYPE_FORCE": f"{fstype}:"})
-    assert not romio.passed(result), describe(result, printed)
-    assert STANDALONE_FAILURES[program] in printed, describe(result, printed)
+    assert not romio.passed(result), romio.describe(result, printed)
+    assert STANDALONE_FAILURES[program] in printed, romio.describe(result, printed)
 
 
 @pytest.mark.parametrize("program", ALWAYS_LOCKING)
 def test_fixture_still_bites_plain_path(mpirun, driver_tests, lockless_dir, tmp_path, program):
     """The same libromio, ufs path (no piox:): fcntl locks, so the fixture aborts it."""
     result, printed = run_listed(mpirun, driver_tests, program, lockless_dir, tmp_path / "logs")
-    assert result.returncode != 0, describe(result, printed)
-    assert romio.LOCKING_FAILURE in printed, describe(result, printed)
+    assert result.returncode != 0, romio.describe(result, printed)
+    assert romio.LOCKING_FAILURE in printed, romio.describe(result, printed)
 
 
 def traced_lock_commands(mpirun, tests, directory, tmp_path, env):
@@ -133,7 +123,7 @@ def traced_lock_commands(mpirun, tests, directory, tmp_path, env):
     clean = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     result = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT,
                             env=clean, errors="replace")
-    assert romio.passed(result), describe(result)
+    assert romio.passed(result), romio.describe(result)
     lines = trace.read_text(errors="replace").splitlines()
     assert any("fcntl(" in line for line in lines), "strace saw no fcntl call at all"
     return [line for line in lines if LOCK_COMMAND.search(line)]

@@ -28,7 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "peer"))
 import romio  # noqa: E402
 from conftest import BUILD, REPO  # noqa: E402
 
-LIBROMIO = romio.STANDALONE_LIB
+pytestmark = pytest.mark.usefixtures("no_force_from_outside")
+
 PROGRAMS = REPO / "test" / "programs"
 OUT = BUILD / "test" / "peer" / "romio-driver-pointer"
 SCRIPT_RANKS = 4
@@ -42,19 +43,9 @@ def build(name, variant, link_flags=()):
 
 @pytest.fixture(scope="session")
 def script():
-    if not LIBROMIO.exists():
-        pytest.fail(f"{LIBROMIO} is missing: run scripts/build-romio (scripts/setup does)")
+    romio.standalone_lib()
     return {"stock": build("shared_pointer_script", "stock"),
             "patched": build("shared_pointer_script", "patched", romio.STANDALONE_LINK_FLAGS)}
-
-
-@pytest.fixture(autouse=True)
-def no_force_from_outside(monkeypatch):
-    monkeypatch.delenv("ROMIO_FSTYPE_FORCE", raising=False)
-
-
-def describe(result):
-    return f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
 
 
 def run_script(mpirun, program, directory, env=None, hint=None):
@@ -62,7 +53,7 @@ def run_script(mpirun, program, directory, env=None, hint=None):
     with romio.CreatedNames(directory) as created:
         result = mpirun(SCRIPT_RANKS, [program, directory] + ([hint] if hint else []),
                         piox=False, env=env)
-    assert result.returncode == 0 and "No Errors" in result.stdout, describe(result)
+    assert result.returncode == 0 and "No Errors" in result.stdout, romio.describe(result)
     transcript = result.stdout.replace(" No Errors\n", "")
     return transcript, (directory / DATA_FILE).read_bytes(), created.names
 
@@ -114,9 +105,9 @@ def test_hint_selects_ad_piox(mpirun, script, stock_outcome, tmp_path):
 def test_unknown_forced_type_fails_the_open(mpirun, script, tmp_path):
     result = mpirun(SCRIPT_RANKS, [script["patched"], tmp_path, "romio_fstype_force=nosuchfs:"],
                     piox=False)
-    assert result.returncode != 0 and "No Errors" not in result.stdout, describe(result)
+    assert result.returncode != 0 and "No Errors" not in result.stdout, romio.describe(result)
     first_failure = result.stderr.split("FAIL", 2)[1] if "FAIL" in result.stderr else ""
-    assert "MPI_File_open" in first_failure, describe(result)
+    assert "MPI_File_open" in first_failure, romio.describe(result)
 
 
 def test_null_slots_keep_hidden_file_and_token(mpirun, script, stock_outcome, tmp_path):
@@ -132,12 +123,11 @@ def test_null_slots_keep_hidden_file_and_token(mpirun, script, stock_outcome, tm
 def test_preloaded_libromio_serves_a_stock_program(mpirun, nprocs, tmp_path):
     """LD_PRELOAD=libromio.so: the MPI_File_* routines of a program built against
     stock MPICH resolve in the patched libromio, and piox: works there."""
-    if not LIBROMIO.exists():
-        pytest.fail(f"{LIBROMIO} is missing: run scripts/build-romio")
+    libromio = romio.standalone_lib()
     program = build("romio_linked", "stock")
     with romio.CreatedNames(tmp_path) as created:
         result = mpirun(nprocs, [program, tmp_path, "libromio.so"], piox=False,
-                        env={"LD_PRELOAD": str(LIBROMIO), "ROMIO_FSTYPE_FORCE": "piox:"})
-    assert result.returncode == 0 and "No Errors" in result.stdout, describe(result)
-    assert result.stdout.count("MPI_File_open is in") == nprocs, describe(result)
+                        env={"LD_PRELOAD": str(libromio), "ROMIO_FSTYPE_FORCE": "piox:"})
+    assert result.returncode == 0 and "No Errors" in result.stdout, romio.describe(result)
+    assert result.stdout.count("MPI_File_open is in") == nprocs, romio.describe(result)
     assert romio.shfp_names(created.names) == [], sorted(created.names)

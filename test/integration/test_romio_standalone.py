@@ -25,6 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "peer"))
 import romio  # noqa: E402
 from conftest import BUILD, REPO  # noqa: E402
 
+pytestmark = pytest.mark.usefixtures("no_force_from_outside")
+
 PROGRAMS = REPO / "test" / "programs"
 OUT = BUILD / "test" / "peer" / "romio-standalone"
 RANKS = 2
@@ -35,8 +37,7 @@ SETUPS = {"stock": None, "piox": "piox:", "ufs": "ufs:"}
 def program(name, setup):
     if setup == "stock":
         return romio.build_program(PROGRAMS / f"{name}.c", OUT / "stock" / name)
-    if not romio.STANDALONE_LIB.exists():
-        pytest.fail(f"{romio.STANDALONE_LIB} is missing: run scripts/build-romio")
+    romio.standalone_lib()
     return romio.build_program(PROGRAMS / f"{name}.c", OUT / "libromio" / name,
                                romio.STANDALONE_LINK_FLAGS)
 
@@ -46,19 +47,10 @@ def run(mpirun, name, setup, tmp_path, *args):
     return mpirun(RANKS, [program(name, setup), tmp_path, *args], piox=False, env=env)
 
 
-def describe(result):
-    return f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-
-
-@pytest.fixture(autouse=True)
-def no_force_from_outside(monkeypatch):
-    monkeypatch.delenv("ROMIO_FSTYPE_FORCE", raising=False)
-
-
 @pytest.mark.parametrize("setup", sorted(SETUPS))
 def test_user_file_error_handlers_are_called(mpirun, setup, tmp_path):
     result = run(mpirun, "file_errhandlers", setup, tmp_path)
-    assert result.returncode == 0 and romio.passed(result), describe(result)
+    assert result.returncode == 0 and romio.passed(result), romio.describe(result)
 
 
 @pytest.mark.parametrize("setup", sorted(SETUPS))
@@ -70,12 +62,12 @@ def test_errors_are_fatal_aborts(mpirun, setup, tmp_path):
                                  tmp_path / "logs")
     result = mpirun(RANKS, argv, piox=False, env=env)
     printed = result.stdout + result.stderr + romio.logged_stderr(tmp_path / "logs")
-    assert result.returncode != 0, describe(result)
-    assert "still running" not in printed, describe(result)
-    assert "I/O error" in printed, describe(result) + printed
+    assert result.returncode != 0, romio.describe(result)
+    assert "still running" not in printed, romio.describe(result)
+    assert "I/O error" in printed, romio.describe(result, printed)
 
 
 @pytest.mark.parametrize("setup", sorted(SETUPS))
 def test_threads_do_io_at_once(mpirun, setup, tmp_path):
     result = run(mpirun, "thread_io", setup, tmp_path)
-    assert result.returncode == 0 and romio.passed(result), describe(result)
+    assert result.returncode == 0 and romio.passed(result), romio.describe(result)

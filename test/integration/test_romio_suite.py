@@ -53,11 +53,6 @@ def romio_tests():
     return romio.RomioTests(PEER_BUILD)
 
 
-def describe(result, printed=""):
-    return (f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-            f"\nranks' stderr files:\n{printed}")
-
-
 def run_listed(mpirun, romio_tests, program, directory, log_dir, nprocs=None, **kwargs):
     """Runs `program` as runtests does, each rank's stderr kept in log_dir (an abort
     can lose what mpiexec would forward); returns the result and all that was printed."""
@@ -69,12 +64,12 @@ def run_listed(mpirun, romio_tests, program, directory, log_dir, nprocs=None, **
 
 
 def assert_passes(result, printed):
-    assert romio.passed(result), describe(result, printed)
+    assert romio.passed(result), romio.describe(result, printed)
 
 
 def assert_aborts_on_locking(result, printed):
-    assert result.returncode != 0, describe(result, printed)
-    assert romio.LOCKING_FAILURE in printed, describe(result, printed)
+    assert result.returncode != 0, romio.describe(result, printed)
+    assert romio.LOCKING_FAILURE in printed, romio.describe(result, printed)
 
 
 @pytest.fixture

@@ -20,6 +20,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 FETCH_SCRIPT = REPO / "scripts" / "fetch-mpich-source"
 INTERPOSER_SOURCE = Path(__file__).resolve().parent / "enolck_fcntl.c"
@@ -148,6 +150,13 @@ def _compile(target, command):
     partial.replace(target)
 
 
+def standalone_lib():
+    """STANDALONE_LIB; the calling test fails when scripts/build-romio has not built it."""
+    if not STANDALONE_LIB.exists():
+        pytest.fail(f"{STANDALONE_LIB} is missing: run scripts/build-romio (scripts/setup does)")
+    return STANDALONE_LIB
+
+
 def build_program(source, target, link_flags=()):
     """One C program (piox's test/programs style: headers beside it) built with
     mpicc into target, again whenever the source or the standalone libromio is newer."""
@@ -171,6 +180,15 @@ def build_interposer(build_dir):
 
 def output(result):
     return result.stdout + result.stderr
+
+
+def describe(result, printed=None):
+    """A run for an assertion message: exit status, stdout, stderr and, when
+    given, what the ranks printed (see stderr_to_files)."""
+    text = f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    if printed is not None:
+        text += f"\nranks' stderr files:\n{printed}"
+    return text
 
 
 def passed(result):
