@@ -51,6 +51,18 @@ int DLI_Finalize(void) {
     return guarded("DLI_Finalize", [&] { dli::Session::get().finalize(); });
 }
 
+int DLI_map_chunks_comm(MPI_Comm comm, MPI_Info info, const char *file, DLI_Chunk_map **map) {
+    return guarded("DLI_map_chunks_comm", [&] {
+        require(comm != MPI_COMM_NULL, "comm is MPI_COMM_NULL");
+        // Checked alike on every rank, before any collective step.
+        std::string name = checked_name(file, "file is NULL or empty");
+        require(map != nullptr, "map is NULL");
+        dli::Config config = dli::agreed_config(comm, info);
+        std::vector<std::string> hosts = dli::gather_hosts(comm);
+        *map = dli::pack_chunk_map(dli::load_collectively(comm, hosts, name, config), hosts);
+    });
+}
+
 int DLI_map_process_chunks(const char *file, const char *process, DLI_Chunk_list **chunks) {
     return guarded("DLI_map_process_chunks", [&] {
         std::string name = checked_name(file, "file is NULL or empty");

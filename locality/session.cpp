@@ -141,8 +141,7 @@ Config Session::config() {
     return config_;
 }
 
-void Session::init(MPI_Comm comm, MPI_Info info) {
-    if (comm == MPI_COMM_NULL) throw Error(DLI_ERR_ARG, "DLI_Init: MPI_COMM_NULL");
+Config agreed_config(MPI_Comm comm, MPI_Info info) {
     // Every rank must agree whether the settings were usable, or some would go on alone.
     int code = DLI_SUCCESS;
     std::string message;
@@ -156,10 +155,22 @@ void Session::init(MPI_Comm comm, MPI_Info info) {
     int worst = code;
     check_mpi(MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
     if (code) throw Error(code, message);
-    if (worst) throw Error(worst, "DLI_Init: another rank's dli_* settings cannot be used");
+    if (worst) throw Error(worst, "another rank's dli_* settings cannot be used");
+    return config;
+}
 
+std::vector<std::string> gather_hosts(MPI_Comm comm) {
     std::string host = this_host();
-    std::vector<std::vector<char>> hosts = allgather(comm, std::vector<char>(host.begin(), host.end()));
+    std::vector<std::string> hosts;
+    for (const auto &h : allgather(comm, std::vector<char>(host.begin(), host.end())))
+        hosts.emplace_back(h.begin(), h.end());
+    return hosts;
+}
+
+void Session::init(MPI_Comm comm, MPI_Info info) {
+    if (comm == MPI_COMM_NULL) throw Error(DLI_ERR_ARG, "DLI_Init: MPI_COMM_NULL");
+    Config config = agreed_config(comm, info);
+    std::vector<std::string> hosts = gather_hosts(comm);
     MPI_Comm dup = MPI_COMM_NULL;
     check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
 
@@ -170,8 +181,7 @@ void Session::init(MPI_Comm comm, MPI_Info info) {
     environment_read_ = true;
     initialized_ = true;
     loaded_.clear();
-    rank_hosts_.clear();
-    for (const auto &h : hosts) rank_hosts_.emplace_back(h.begin(), h.end());
+    rank_hosts_ = std::move(hosts);
 }
 
 void Session::finalize() {
@@ -185,25 +195,28 @@ void Session::finalize() {
     rank_hosts_.clear();
 }
 
+namespace {
+
 // Every rank tells what its host holds; each host counts once (its lowest rank speaks).
-ChunkTable Session::load_posix(const std::string &name, const Config &config) {
-    std::vector<std::vector<char>> blobs = allgather(comm_, encode_holding(posix_holding(name)));
+ChunkTable load_posix(MPI_Comm comm, const std::vector<std::string> &rank_hosts, const std::string &name,
+                      const Config &config) {
+    std::vector<std::vector<char>> blobs = allgather(comm, encode_holding(posix_holding(name)));
     std::vector<std::string> hosts;
     std::vector<PosixHolding> holdings;
     for (size_t r = 0; r < blobs.size(); ++r) {
         bool seen = false;
-        for (const std::string &h : hosts) seen = seen || same_host(h, rank_hosts_[r]);
+        for (const std::string &h : hosts) seen = seen || same_host(h, rank_hosts[r]);
         if (seen) continue;
-        hosts.push_back(rank_hosts_[r]);
+        hosts.push_back(rank_hosts[r]);
         holdings.push_back(decode_holding(blobs[r].data(), blobs[r].size()));
     }
     return combine_posix_holdings(name, config, hosts, holdings);
 }
 
 // Rank 0 asks the storage once; the others get its answer, or its error.
-ChunkTable Session::load_from_root(const std::string &name, const Config &config) {
+ChunkTable load_from_root(MPI_Comm comm, const std::string &name, const Config &config) {
     int rank = 0;
-    MPI_Comm_rank(comm_, &rank);
+    MPI_Comm_rank(comm, &rank);
     int code = DLI_SUCCESS;
     std::string message;
     std::vector<char> payload;
@@ -215,18 +228,15 @@ ChunkTable Session::load_from_root(const std::string &name, const Config &config
             message = e.what();
         }
     }
-    std::vector<char> body = broadcast_outcome(comm_, &code, &message, std::move(payload));
+    std::vector<char> body = broadcast_outcome(comm, &code, &message, std::move(payload));
     if (code) throw Error(code, message);
     return decode_table(body.data(), body.size());
 }
 
-void Session::load(const std::string &name) {
-    Config config;
-    {
-        std::lock_guard<std::mutex> hold(mutex_);
-        if (!initialized_) throw Error(DLI_ERR_NOT_INIT, "DLI_Load before DLI_Init");
-        config = config_;
-    }
+}  // namespace
+
+ChunkTable load_collectively(MPI_Comm comm, const std::vector<std::string> &rank_hosts,
+                             const std::string &name, const Config &config) {
     // Every rank picks the same provider: the choice depends on the name and settings
     // only (a CephFS mount is mounted everywhere or the job is misconfigured).
     // 1: local file, 2: rank 0 asks, 3: no provider here. Ranks that disagree would not
@@ -241,12 +251,25 @@ void Session::load(const std::string &name) {
         code = e.code();
     }
     int range[2] = {-choice, choice};
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce");
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
     if (choice == 3) throw Error(code, why);
     if (-range[0] != range[1])
         throw Error(DLI_ERR_ARG, name + ": the ranks do not agree which storage holds it");
-    bool local = choice == 1;
-    auto table = std::make_shared<const ChunkTable>(local ? load_posix(name, config) : load_from_root(name, config));
+    return choice == 1 ? load_posix(comm, rank_hosts, name, config) : load_from_root(comm, name, config);
+}
+
+void Session::load(const std::string &name) {
+    Config config;
+    MPI_Comm comm = MPI_COMM_NULL;
+    std::vector<std::string> hosts;
+    {
+        std::lock_guard<std::mutex> hold(mutex_);
+        if (!initialized_) throw Error(DLI_ERR_NOT_INIT, "DLI_Load before DLI_Init");
+        config = config_;
+        comm = comm_;
+        hosts = rank_hosts_;
+    }
+    auto table = std::make_shared<const ChunkTable>(load_collectively(comm, hosts, name, config));
     std::lock_guard<std::mutex> hold(mutex_);
     loaded_[name] = std::move(table);
 }

@@ -31,8 +31,6 @@ public:
 
 private:
     Session();
-    ChunkTable load_posix(const std::string &name, const Config &config);
-    ChunkTable load_from_root(const std::string &name, const Config &config);
 
     std::mutex mutex_;
     bool initialized_ = false;
@@ -42,6 +40,18 @@ private:
     std::vector<std::string> rank_hosts_;       // per rank of comm_
     std::map<std::string, std::shared_ptr<const ChunkTable>> loaded_;
 };
+
+// The collective steps of DLI_Init and DLI_Load, for any communicator (DLI_map_chunks_comm
+// uses them without the session). Every rank returns the same answer or throws the same
+// code.
+// The environment's settings with info's dli_* hints, once every rank found them usable.
+Config agreed_config(MPI_Comm comm, MPI_Info info);
+// Each rank's host, in rank order.
+std::vector<std::string> gather_hosts(MPI_Comm comm);
+// NAME's table: asked of the storage once (rank 0), or for a local file from what each
+// host holds.
+ChunkTable load_collectively(MPI_Comm comm, const std::vector<std::string> &rank_hosts,
+                             const std::string &name, const Config &config);
 
 // Wire form of a chunk table (DLI_Load's broadcast).
 std::vector<char> encode_table(const ChunkTable &table);

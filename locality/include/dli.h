@@ -122,6 +122,13 @@ DLI_API int DLI_Load(const char *name);
 /* Collective over DLI_Init's communicator. Forgets hints and loaded lists. */
 DLI_API int DLI_Finalize(void);
 
+/* Collective over COMM, and independent of DLI_Init: FILE's chunk map for the ranks of
+ * COMM, PROCESSES[r] being rank r's host, with the storage asked once as DLI_Load asks
+ * it, configured by the dli_* hints of INFO (MPI_INFO_NULL for none) over the
+ * environment. For a library that must not disturb the program's own DLI_Init (piox's
+ * locality remapping). Every rank returns the same code. */
+DLI_API int DLI_map_chunks_comm(MPI_Comm comm, MPI_Info info, const char *file, DLI_Chunk_map **map);
+
 /* ---- The paper's six functions (Table I) -------------------------------------- */
 
 /* The chunks of FILE that have a replica on host PROCESS. */
@@ -190,6 +197,26 @@ typedef struct DLI_Assignment {
  * host's speed is the sum of its ranks'. */
 DLI_API int DLI_Sched_static(const DLI_Chunk_list *chunks, int nranks, const char **rank_hosts,
                              const double *speeds, uint64_t seed, DLI_Assignment **assignment);
+
+/* Locality remapping, for programs that never ask where data is (piox_locality=remap):
+ * the order in which to show a file's chunks to a program whose NRANKS ranks each read
+ * an equal share by offset, rank r the bytes from r * (size / nranks) and the last rank
+ * to the end, so that each share lies in chunks its rank's host holds. The static
+ * assignment (DLI_Sched_static with equal speeds and SEED) says which rank gets which
+ * chunk; the chunks are then laid over the shares, where a share ends inside a chunk
+ * placing the chunk with the most bytes local on both sides. Deterministic, like
+ * DLI_Sched_static. The program sees a permutation of the chunks: right only for
+ * order-independent processing. */
+typedef struct DLI_Remap {
+    int nchunks;                /* CHUNKS->count */
+    int *order;                 /* nchunks indices into CHUNKS->chunks, in the order shown */
+    int64_t local_bytes;        /* bytes the ranks read from their hosts' chunks, remapped */
+    int64_t plain_local_bytes;  /* the same in the file's own order */
+    int64_t total_bytes;
+} DLI_Remap;
+
+DLI_API int DLI_Sched_remap(const DLI_Chunk_list *chunks, int nranks, const char **rank_hosts,
+                            uint64_t seed, DLI_Remap **remap);
 
 /* The dynamic form, for master/worker codes: the master asks for the next chunk of an
  * idle rank and reports completions; each rank's speed is the bytes over the seconds of

@@ -90,6 +90,32 @@ int DLI_Sched_static(const DLI_Chunk_list *chunks, int nranks, const char **rank
     });
 }
 
+int DLI_Sched_remap(const DLI_Chunk_list *chunks, int nranks, const char **rank_hosts, uint64_t seed,
+                    DLI_Remap **remap) {
+    return guarded("DLI_Sched_remap", [&] {
+        const Problem problem = problem_from(chunks, nranks, rank_hosts);
+        require(remap != nullptr, "remap is NULL");
+        const std::vector<double> equal(static_cast<size_t>(nranks), 1.0);
+        ProbabilityScheduler scheduler(problem, seed, equal);
+        const std::vector<int> rank_of_chunk = assign_in_request_order(problem, scheduler, equal);
+        const Summary summary = summarize(problem, rank_of_chunk);
+        const std::vector<int64_t> share_end = rank_offset_share_ends(summary.total_bytes, nranks);
+        const std::vector<int> order = shares_layout(problem, rank_of_chunk, share_end);
+        std::vector<int> plain(order.size());
+        for (size_t c = 0; c < plain.size(); ++c) plain[c] = static_cast<int>(c);
+        *remap = dli::Block::pack<DLI_Remap>([&](dli::Block &block) {
+            auto *out = block.take<DLI_Remap>(1);
+            out->nchunks = static_cast<int>(order.size());
+            out->order = block.take<int>(order.size());
+            std::copy(order.begin(), order.end(), out->order);
+            out->local_bytes = local_bytes_in_shares(problem, order, share_end);
+            out->plain_local_bytes = local_bytes_in_shares(problem, plain, share_end);
+            out->total_bytes = summary.total_bytes;
+            return out;
+        });
+    });
+}
+
 int DLI_Sched_create(const DLI_Chunk_list *chunks, int nranks, const char **rank_hosts, uint64_t seed,
                      DLI_Sched *sched) {
     return guarded("DLI_Sched_create", [&] {

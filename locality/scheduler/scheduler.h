@@ -132,4 +132,16 @@ struct Summary {
 };
 Summary summarize(const Problem &problem, const std::vector<int> &rank_of_chunk);
 
+// Locality remapping (DLI_Sched_remap, shares_layout.cpp). A program whose ranks read
+// equal shares by offset, rank r the bytes from r * (size / nranks), the last rank to the
+// end: where each share ends, ascending, the last being size.
+std::vector<int64_t> rank_offset_share_ends(int64_t size, int nranks);
+// The bytes ranks read from chunks their nodes hold when the chunks lie in `order`.
+int64_t local_bytes_in_shares(const Problem &problem, const std::vector<int> &order,
+                              const std::vector<int64_t> &share_end);
+// Every chunk once, in the order that puts each share in chunks its rank's node holds,
+// as far as the assignment and the placement allow. Deterministic.
+std::vector<int> shares_layout(const Problem &problem, const std::vector<int> &rank_of_chunk,
+                               const std::vector<int64_t> &share_end);
+
 }  // namespace dli::sched
