@@ -8,6 +8,7 @@
 #define PIOX_MPIIO_OPEN_FILE_H
 
 #include "atomic_file.h"
+#include "chunk_remap.h"
 #include "sfp_file.h"
 
 #include <mpi.h>
@@ -42,6 +43,7 @@ struct OpenFile {
     bool lockless = false;     // fcntl locks fail on the file's file system
     MPI_Count etype_size = 1;  // of the current view
     bool native_view = true;   // the current view's data representation is "native"
+    bool default_view = true;  // the current view is the default: bytes from 0, "native"
     // The individual file pointer, in etypes of the current view. piox keeps it, so
     // that every individual-pointer access can move its data the way piox moves
     // explicit-offset ones (and MPICH's own answer is wrong for some views).
@@ -55,6 +57,9 @@ struct OpenFile {
     SplitCollective split;
     std::unique_ptr<SfpFile> sfp;        // null when the library keeps the shared pointer
     std::unique_ptr<AtomicFile> atomic;  // null when the library keeps atomic mode
+    // Reads see the file's chunks in another order (locality remapping, opted into),
+    // while the view is the default one; null for every other file.
+    std::unique_ptr<ChunkRemap> remap;
 
     bool sequential() const { return (amode & MPI_MODE_SEQUENTIAL) != 0; }
 };
@@ -68,9 +73,10 @@ struct OpenFile {
 int amode_for_library(int amode);
 
 // After the library's MPI_File_set_view succeeded: the new etype size and data
-// representation, and the individual pointer back to 0 (the shared one is
-// reset_shared_pointer's, collective).
-void view_was_set(OpenFile &file, MPI_Datatype etype, const char *datarep);
+// representation, whether it is the default view, and the individual pointer back
+// to 0 (the shared one is reset_shared_pointer's, collective).
+void view_was_set(OpenFile &file, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                  const char *datarep);
 
 }  // namespace piox::mpiio
 

@@ -83,21 +83,13 @@ bool lower_bound_off_data(MPI_Datatype datatype)
     return lb < 0 || lb != true_lb;
 }
 
-template <typename Count>
-int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *buf,
-                     Count count, MPI_Datatype datatype, MPI_Count etype_size,
-                     bool native_view, MPI_Status *status)
+int staged_transfer(Direction direction, void *buf, MPI_Count count, MPI_Datatype datatype,
+                    MPI_Count etype_size, const ByteMover &move, MPI_Status *status)
 {
     MPI_Count size = 0, lb = 0, extent = 0;
-    // Anything the library should judge (a bad type, a negative count, a type that
-    // is not whole etypes) or that needs no unfolding goes to it unchanged.
-    if (!native_view || count <= 0 || datatype == MPI_DATATYPE_NULL || etype_size <= 0 ||
-        PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS || size <= 0 ||
-        size % etype_size != 0 || size > kChunkBytes ||
-        PMPI_Type_get_extent_x(datatype, &lb, &extent) != MPI_SUCCESS ||
-        contiguous_data(buf, datatype, size) != nullptr)
-        return direct(fh, direction, offset, buf, count, datatype, status);
-
+    if (PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS || size <= 0 ||
+        PMPI_Type_get_extent_x(datatype, &lb, &extent) != MPI_SUCCESS)
+        return kPackFailed;
     const MPI_Count items_per_chunk = std::max<MPI_Count>(1, kChunkBytes / size);
     std::vector<char> stage(static_cast<size_t>(std::min<MPI_Count>(count, items_per_chunk) * size));
     MPI_Status chunk_status{};
@@ -110,12 +102,9 @@ int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *
         // own contents when the chunk is unpacked.
         int position = 0;
         if (PMPI_Pack(first, items, datatype, stage.data(), bytes, &position, pack_comm()) !=
-                MPI_SUCCESS &&
-            done == 0)  // an uncommitted type, say: the library judges it
-            return direct(fh, direction, offset, buf, count, datatype, status);
-        const MPI_Offset at = offset + moved / etype_size;
-        const int rc =
-            direct(fh, direction, at, stage.data(), bytes, MPI_BYTE, &chunk_status);
+            MPI_SUCCESS)
+            return kPackFailed;  // only ever on the first chunk: the type is at fault
+        const int rc = move(moved, stage.data(), bytes, &chunk_status);
         if (rc != MPI_SUCCESS)
             return rc;
         MPI_Count got = 0;
@@ -135,6 +124,30 @@ int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *
         PMPI_Status_set_elements_x(status, MPI_BYTE, moved - moved % etype_size);
     }
     return MPI_SUCCESS;
+}
+
+template <typename Count>
+int library_transfer(MPI_File fh, Direction direction, MPI_Offset offset, void *buf,
+                     Count count, MPI_Datatype datatype, MPI_Count etype_size,
+                     bool native_view, MPI_Status *status)
+{
+    MPI_Count size = 0;
+    // Anything the library should judge (a bad type, a negative count, a type that
+    // is not whole etypes) or that needs no unfolding goes to it unchanged.
+    if (!native_view || count <= 0 || datatype == MPI_DATATYPE_NULL || etype_size <= 0 ||
+        PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS || size <= 0 ||
+        size % etype_size != 0 || size > kChunkBytes ||
+        contiguous_data(buf, datatype, size) != nullptr)
+        return direct(fh, direction, offset, buf, count, datatype, status);
+    const ByteMover at_offset = [&](MPI_Count done, char *data, MPI_Count bytes,
+                                    MPI_Status *moved) {
+        return direct(fh, direction, offset + done / etype_size, data, static_cast<int>(bytes),
+                      MPI_BYTE, moved);
+    };
+    const int rc =
+        staged_transfer(direction, buf, count, datatype, etype_size, at_offset, status);
+    // An uncommitted type, say: the library judges it.
+    return rc == kPackFailed ? direct(fh, direction, offset, buf, count, datatype, status) : rc;
 }
 
 PIOX_INSTANTIATE_FOR_COUNTS(library_transfer)

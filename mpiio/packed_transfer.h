@@ -19,6 +19,8 @@
 
 #include <mpi.h>
 
+#include <functional>
+
 namespace piox::mpiio {
 
 // The start of the access's bytes in buf when count items of datatype are one block
@@ -39,6 +41,22 @@ MPI_Comm pack_comm();
 // explicit-offset routine, which then moves the packed bytes, hangs or misplaces
 // data with some filetypes where its other routines do not.
 bool lower_bound_off_data(MPI_Datatype datatype);
+
+// Moves `bytes` contiguous bytes of an access, those that start `done` bytes into it,
+// between data and the file; says in *status how many it moved (fewer at the end of
+// the file).
+using ByteMover =
+    std::function<int(MPI_Count done, char *data, MPI_Count bytes, MPI_Status *status)>;
+
+// staged_transfer's answer when datatype cannot be packed (uncommitted, say).
+constexpr int kPackFailed = -1;
+
+// The bytes of count items of datatype in buf, moved by `move` in stream order,
+// packed through a staging buffer a few MiB at a time; a read unpacks what it read.
+// Stops after a short move (the end of the file). *status is the last move's, with
+// the bytes moved rounded down to whole etypes of etype_size bytes.
+int staged_transfer(Direction direction, void *buf, MPI_Count count, MPI_Datatype datatype,
+                    MPI_Count etype_size, const ByteMover &move, MPI_Status *status);
 
 // count items of datatype at offset (etypes of the view, whose etype has etype_size
 // bytes; native_view: its data representation is "native") by the library's

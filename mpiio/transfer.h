@@ -1,6 +1,9 @@
 // How every data access moves its data once it knows its offset (etypes of the
 // current view), whichever way it was positioned (data_access.h).
 //
+// A read of a file piox remaps (chunk_remap.h) goes through the remap, at once and
+// independently, whatever its form (remapped_read.h).
+//
 // piox moves it, locked (locked_transfer.h, own_transfer.h), while the file is in
 // atomic mode and, on a lockless file system, for independent writes and for
 // collective writes whose processes write disjoint bytes (disjoint_writes.h). It
@@ -22,6 +25,7 @@
 #include "next.h"
 #include "open_file.h"
 #include "packed_transfer.h"
+#include "remapped_read.h"
 
 namespace piox::mpiio {
 
@@ -45,6 +49,14 @@ bool piox_moves_this(OpenFile &file, MPI_Offset offset, MPI_Count count, MPI_Dat
         if (!file.atomic->atomic)
             return writes_are_disjoint(*file.atomic, offset, count, datatype);
     return true;
+}
+
+// True when piox reads accesses of kind A through the file's chunk remap
+// (remapped_read.h): reads, while the view is the default one.
+template <typename A>
+bool remaps(const OpenFile &file)
+{
+    return !A::writes && file.remap != nullptr && file.default_view;
 }
 
 // How piox hands the library an access it does not move itself.
@@ -159,6 +171,26 @@ int call_library(OpenFile &file, MPI_Offset offset, Buffer buf, Count count,
 // (completed_request.h). rc is the transfer's code, already raised.
 int finished_request(OpenFile &file, int rc, const MPI_Status &status, MPI_Request *request);
 
+// Finishes an access that piox moves itself, at once, with move(status): a blocking
+// access returns its status; a nonblocking one, a request already complete; a split
+// collective's begin keeps the status for its end call.
+template <typename A, typename Out, typename Move>
+int moved_at_once(OpenFile &file, Out out, Move move)
+{
+    if constexpr (A::completion == Completion::blocking) {
+        return move(out);
+    } else if constexpr (A::completion == Completion::nonblocking) {
+        MPI_Status status{};
+        const int rc = move(&status);
+        return finished_request(file, rc, status, out);
+    } else {
+        const int rc = move(&file.split.status);
+        if (rc == MPI_SUCCESS)
+            file.split.kind = out, file.split.forwarded = false;
+        return rc;
+    }
+}
+
 // Moves count items of datatype at offset, positioned as P. `out` is the access's
 // status (blocking), its request (nonblocking), or which split collective it begins
 // (split_begin).
@@ -167,42 +199,33 @@ template <typename A, Positioning P = Positioning::explicit_offset, typename Cou
 int transfer_at(OpenFile &file, MPI_Offset offset, BufferOf<A::direction> buf, Count count,
                 MPI_Datatype datatype, Out out)
 {
+    void *data = const_cast<void *>(static_cast<const void *>(buf));
+    if constexpr (!A::writes) {
+        if (remaps<A>(file)) {
+            if constexpr (P == Positioning::individual_pointer)
+                file.library_pointer_in_step = false;  // piox reads at explicit offsets
+            return moved_at_once<A>(file, out, [&](MPI_Status *status) {
+                return remapped_read(file, offset, data, count, datatype, status);
+            });
+        }
+    }
     if (piox_moves_this<A>(file, offset, count, datatype)) {
-        void *data = const_cast<void *>(static_cast<const void *>(buf));
-        AtomicFile &atomic = *file.atomic;
         if constexpr (P == Positioning::individual_pointer)
             file.library_pointer_in_step = false;  // piox moves it at an explicit offset
-        if constexpr (A::completion == Completion::blocking) {
-            return locked_transfer(atomic, A::direction, offset, data, count, datatype,
-                                   file.etype_size, out);
-        } else if constexpr (A::completion == Completion::nonblocking) {
-            MPI_Status status{};
-            const int rc = locked_transfer(atomic, A::direction, offset, data, count, datatype,
-                                           file.etype_size, &status);
-            return finished_request(file, rc, status, out);
-        } else {
-            const int rc = locked_transfer(atomic, A::direction, offset, data, count, datatype,
-                                           file.etype_size, &file.split.status);
-            if (rc == MPI_SUCCESS)
-                file.split.kind = out, file.split.forwarded = false;
-            return rc;
-        }
+        return moved_at_once<A>(file, out, [&](MPI_Status *status) {
+            return locked_transfer(*file.atomic, A::direction, offset, data, count, datatype,
+                                   file.etype_size, status);
+        });
     }
     const Handoff how = handoff<A>(file, datatype);
     if constexpr (!A::collective && A::completion != Completion::split_begin) {
         if (how == Handoff::packed) {
             if constexpr (P == Positioning::individual_pointer)
                 file.library_pointer_in_step = false;
-            void *data = const_cast<void *>(static_cast<const void *>(buf));
-            if constexpr (A::completion == Completion::blocking) {
+            return moved_at_once<A>(file, out, [&](MPI_Status *status) {
                 return library_transfer(file.fh, A::direction, offset, data, count, datatype,
-                                        file.etype_size, true, out);
-            } else {
-                MPI_Status status{};
-                const int rc = library_transfer(file.fh, A::direction, offset, data, count,
-                                                datatype, file.etype_size, true, &status);
-                return finished_request(file, rc, status, out);
-            }
+                                        file.etype_size, true, status);
+            });
         }
     }
     if constexpr (A::completion == Completion::nonblocking) {

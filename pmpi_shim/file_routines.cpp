@@ -65,7 +65,7 @@ int File_set_view(decltype(&PMPI_File_set_view) next, FileRecord *record, MPI_Fi
     }
     int rc = next(fh, disp, etype, filetype, datarep, info);
     if (rc == MPI_SUCCESS)
-        mpiio::view_was_set(file, etype, datarep);
+        mpiio::view_was_set(file, disp, etype, filetype, datarep);
     // MPI_File_set_view resets the shared pointer to zero (MPI-3.1 13.3). Every
     // process takes part, even one whose set_view failed, so that none is left waiting.
     const int reset = file.sfp != nullptr ? mpiio::reset_shared_pointer(*file.sfp) : MPI_SUCCESS;
@@ -94,7 +94,8 @@ int File_get_info(decltype(&PMPI_File_get_info) next, FileRecord *record, MPI_Fi
          !sfp ? nullptr : file.sfp->options.collective_ordered_io ? "collective" : "independent"},
         {"piox_atomic", atomic != nullptr ? "on" : "off"},
         {"piox_atomic_lock", lock},
-        {"piox_lockless", file.lockless ? "yes" : "no"}};
+        {"piox_lockless", file.lockless ? "yes" : "no"},
+        {"piox_locality", file.remap != nullptr ? "remap" : "off"}};
     for (const auto &[key, value] : hints)
         if (value != nullptr && rc == MPI_SUCCESS)
             rc = PMPI_Info_set(*info_used, key, value);
