@@ -3,6 +3,7 @@
 
 #include "piox_log.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -62,6 +63,26 @@ bool parse_lockless(const std::string &text, mpiio::LocklessPolicy *value)
     return false;
 }
 
+bool parse_locality(const std::string &text, LocalityMode *value)
+{
+    if (text == "off" || text == "remap")
+        return *value = text == "remap" ? LocalityMode::remap : LocalityMode::off, true;
+    return false;
+}
+
+// A colon-separated list, empty entries dropped.
+std::vector<std::string> path_list(const std::string &text)
+{
+    std::vector<std::string> paths;
+    for (size_t start = 0; start <= text.size();) {
+        const size_t end = std::min(text.find(':', start), text.size());
+        if (end > start)
+            paths.push_back(text.substr(start, end - start));
+        start = end + 1;
+    }
+    return paths;
+}
+
 // Applies one setting; a value the parser refuses keeps the current one, with a
 // message naming the source ("PIOX_SFP" or "hint piox_sfp").
 template <typename Value, typename Parser>
@@ -86,6 +107,7 @@ void for_each_file_knob(FileConfig *config, Visitor visit)
           "range or mutex");
     visit("piox_lockless", "PIOX_LOCKLESS", parse_lockless, &config->lockless,
           "auto, yes or no");
+    visit("piox_locality", "PIOX_LOCALITY", parse_locality, &config->locality, "off or remap");
 }
 
 JobConfig read_environment()
@@ -98,6 +120,8 @@ JobConfig read_environment()
     });
     if (const char *text = std::getenv("PIOX_STATS"); text != nullptr && text[0] != '\0')
         apply("PIOX_STATS", text, parse_switch, &job.stats, "on or off");
+    if (const char *text = std::getenv("PIOX_LOCALITY_PATHS"); text != nullptr)
+        job.locality_paths = path_list(text);
     return job;
 }
 

@@ -16,17 +16,24 @@
 
 namespace piox::shim {
 
+// How piox gives the file's reads locality (locality_remap.h).
+enum class LocalityMode { off, remap };
+
 struct FileConfig {
     bool sfp = true;  // the shared-file-pointer part manages this file
     mpiio::SfpOptions sfp_options;
     bool atomic = true;  // the atomic-mode part manages this file
     mpiio::AtomicOptions atomic_options;
     mpiio::LocklessPolicy lockless = mpiio::LocklessPolicy::detect;
+    LocalityMode locality = LocalityMode::off;
 };
 
 struct JobConfig {
     FileConfig file_defaults;
     bool stats = false;  // PIOX_STATS: print per-file statistics at close
+    // PIOX_LOCALITY_PATHS: PIOX_LOCALITY applies to files under these prefixes only
+    // (all files when empty); the hint piox_locality applies wherever it is given.
+    std::vector<std::string> locality_paths;
 };
 
 const JobConfig &job_config();

@@ -3,6 +3,7 @@
 
 #include "config.h"
 #include "errors.h"
+#include "locality_remap.h"
 #include "piox_log.h"
 #include "registry.h"
 #include "route.h"
@@ -83,7 +84,7 @@ int File_open(decltype(&PMPI_File_open) next, MPI_Comm comm, const char *filenam
     rc = mpiio::file_is_lockless(comm, filename, config.lockless, &lockless);
     if (rc != MPI_SUCCESS)
         return mpiio::raise_code(MPI_FILE_NULL, rc);
-    if (!config.sfp && !config.atomic && !lockless) {
+    if (!config.sfp && !config.atomic && !lockless && config.locality == LocalityMode::off) {
         piox_debug("'%s': left to the MPI library", filename);
         return next(comm, filename, amode, info, fh);
     }
@@ -111,6 +112,7 @@ int File_open(decltype(&PMPI_File_open) next, MPI_Comm comm, const char *filenam
         return mpiio::raise_error(MPI_FILE_NULL, MPI_ERR_OTHER,
                                   std::string("MPI_File_open of '") + filename + "': " + failed);
     }
+    file.remap = remap_for_open(comm, filename, amode, info, config);
     file_registry().add(*fh, std::move(record));
     return MPI_SUCCESS;
 }

@@ -21,8 +21,13 @@ void print_file_stats(const FileRecord &record)
     const char *lock = file.atomic == nullptr         ? "off"
                        : file.atomic->lock == nullptr ? "unused"
                                                       : piox_lock_kind_name(file.atomic->lock);
-    piox_warn("stats '%s': shared pointer %s; atomic-mode locks %s;%s", record.filename(),
-              transport, lock, line.empty() ? " no calls taken over" : line.c_str());
+    std::string locality = "off";
+    if (file.remap != nullptr)
+        locality = "remap, local " + std::to_string(file.remap->local_bytes.load()) +
+                   " bytes, remote " + std::to_string(file.remap->remote_bytes.load()) + " bytes";
+    piox_warn("stats '%s': shared pointer %s; atomic-mode locks %s; locality %s;%s",
+              record.filename(), transport, lock, locality.c_str(),
+              line.empty() ? " no calls taken over" : line.c_str());
 }
 
 }  // namespace piox::shim

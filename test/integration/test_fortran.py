@@ -49,7 +49,7 @@ EXPECTED_CALLS = {
     "MPI_File_get_position_shared": 13,
 }
 STATS_LINE = re.compile(
-    r"^piox\[(\d+)\]: stats '(.*)': shared pointer (\S+); atomic-mode locks \S+; (.*)$")
+    r"^piox\[(\d+)\]: stats '(.*)': shared pointer (\S+); atomic-mode locks \S+; locality [^;]*; (.*)$")
 DATA_FILE = "fortran_shared.dat"
 
 

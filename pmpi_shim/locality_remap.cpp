@@ -1,0 +1,129 @@
+// See locality_remap.h.
+#include "locality_remap.h"
+
+#include "dli_library.h"
+#include "piox_log.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace piox::shim {
+namespace {
+
+// The scheduler's seed: any fixed value, so that every rank, and every run, computes
+// the same permutation.
+constexpr uint64_t kSchedulerSeed = 0;
+
+bool hint_given(MPI_Info info, const char *key)
+{
+    char value[MPI_MAX_INFO_VAL + 1] = {};
+    int found = 0;
+    return info != MPI_INFO_NULL &&
+           PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &found) == MPI_SUCCESS && found;
+}
+
+// A prefix matches whole path components: /data matches /data and /data/x, not /database.
+bool under(const std::string &name, const std::string &prefix)
+{
+    if (name.compare(0, prefix.size(), prefix) != 0)
+        return false;
+    return name.size() == prefix.size() || prefix.back() == '/' || name[prefix.size()] == '/';
+}
+
+// Why remapping does not apply to this file ("" when it was not asked for), or null
+// when it does.
+const char *not_asked(const char *filename, int amode, MPI_Info info, const FileConfig &config)
+{
+    if (config.locality != LocalityMode::remap)
+        return "";
+    const std::vector<std::string> &paths = job_config().locality_paths;
+    if (!hint_given(info, "piox_locality") && !paths.empty() &&
+        std::none_of(paths.begin(), paths.end(),
+                     [&](const std::string &p) { return under(filename, p); }))
+        return "not under PIOX_LOCALITY_PATHS";
+    if (!(amode & MPI_MODE_RDONLY))
+        return "opened for writing (remapping serves read-only files)";
+    return nullptr;
+}
+
+bool chunk_is_local(const DLI_Process_chunks &process, int chunk)
+{
+    return std::binary_search(process.chunk_index, process.chunk_index + process.count, chunk);
+}
+
+double percent(int64_t part, int64_t whole)
+{
+    return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 100.0;
+}
+
+// The remap of a file whose chunk map (one process per rank of comm) is `map`, or null
+// with a PIOX_DEBUG line when it would not help.
+std::unique_ptr<mpiio::ChunkRemap> remap_of(const DliLibrary &dli, const DLI_Chunk_map &map,
+                                            int rank, const char *filename)
+{
+    std::vector<const char *> hosts;
+    for (int r = 0; r < map.nprocesses; r++)
+        hosts.push_back(map.processes[r].process);
+    DLI_Remap *remap = nullptr;
+    if (dli.sched_remap(&map.all, map.nprocesses, hosts.data(), kSchedulerSeed, &remap) !=
+        DLI_SUCCESS) {
+        piox_debug("'%s': locality remapping off: %s", filename, dli.last_error());
+        return nullptr;
+    }
+    std::unique_ptr<mpiio::ChunkRemap> out;
+    if (remap->local_bytes <= remap->plain_local_bytes) {
+        // Also where libdli knows nothing of hosts (every chunk local everywhere).
+        piox_debug("'%s': locality remapping off: no permutation of its %d chunks makes "
+                   "more bytes local (%.1f%%)",
+                   filename, map.all.count, percent(remap->plain_local_bytes, remap->total_bytes));
+    } else {
+        std::vector<mpiio::RemappedChunk> chunks;
+        for (int i = 0; i < remap->nchunks; i++) {
+            const DLI_Chunk &chunk = map.all.chunks[remap->order[i]];
+            if (chunk.length > 0)
+                chunks.push_back({chunk.offset, chunk.length,
+                                  chunk_is_local(map.processes[rank], remap->order[i])});
+        }
+        out = std::make_unique<mpiio::ChunkRemap>(std::move(chunks));
+        piox_debug("'%s': locality remapping of %d chunks: %.1f%% of the bytes local "
+                   "(%.1f%% without)",
+                   filename, map.all.count, percent(remap->local_bytes, remap->total_bytes),
+                   percent(remap->plain_local_bytes, remap->total_bytes));
+    }
+    dli.free(remap);
+    return out;
+}
+
+}  // namespace
+
+std::unique_ptr<mpiio::ChunkRemap> remap_for_open(MPI_Comm comm, const char *filename,
+                                                  int amode, MPI_Info info,
+                                                  const FileConfig &config)
+{
+    if (const char *why = not_asked(filename, amode, info, config)) {
+        if (*why != '\0')
+            piox_debug("'%s': locality remapping off: %s", filename, why);
+        return nullptr;
+    }
+    std::string missing;  // the same on every process: the same installation
+    const DliLibrary *dli = dli_library(&missing);
+    if (dli == nullptr) {
+        piox_warn("'%s': locality remapping off: %s", filename, missing.c_str());
+        return nullptr;
+    }
+    DLI_Chunk_map *map = nullptr;
+    if (dli->map_chunks_comm(comm, info, filename, &map) != DLI_SUCCESS) {
+        piox_debug("'%s': locality remapping off: libdli cannot describe its storage: %s",
+                   filename, dli->last_error());
+        return nullptr;
+    }
+    int rank = 0;
+    PMPI_Comm_rank(comm, &rank);
+    std::unique_ptr<mpiio::ChunkRemap> remap = remap_of(*dli, *map, rank, filename);
+    dli->free(map);
+    return remap;
+}
+
+}  // namespace piox::shim

@@ -1,0 +1,176 @@
+/*
+ * share_reader.c - an unmodified data-parallel reader in the DL-MPI paper's shape
+ * (section II.B): each rank reads its share of a file, offset = rank * (size /
+ * nprocs), the last rank reading the rest, without asking where the data is. Under
+ * piox with locality remapping, the bytes it reads are a permutation of the file's
+ * chunks; the test reassembles the shares to check that.
+ *
+ *   share_reader FILE OUTDIR [--how HOW] [--pieces N] [--rdwr] [--view] [KEY=VALUE ...]
+ *
+ * HOW is how the share is read:
+ *   at (default)   MPI_File_read_at
+ *   at_all         MPI_File_read_at_all
+ *   iat            MPI_File_iread_at, then MPI_Wait
+ *   at_all_split   MPI_File_read_at_all_begin/end
+ *   pointer        MPI_File_seek, then MPI_File_read
+ *   pointer_all    MPI_File_seek, then MPI_File_read_all
+ *   vector         MPI_File_read_at into every other byte of a buffer twice as long
+ *                  (an MPI_Type_vector memory type: piox's staged path)
+ * --pieces N reads the share in N calls of about equal length (the last one longer),
+ * so that reads start and end inside chunks. --rdwr opens the file MPI_MODE_RDWR;
+ * --view sets a view that is not the default one but places bytes as it does (etype
+ * MPI_BYTE, filetype 8 contiguous bytes). KEY=VALUE pairs go into the info of
+ * MPI_File_open (piox_locality=remap, dli_map_file=...).
+ *
+ * Writes the bytes it read to OUTDIR/share.RANK and prints one line per rank:
+ *   share RANK OFFSET LENGTH READ POSITION
+ * (READ from the statuses; POSITION the individual pointer after the reads, -1 for
+ * the explicit-offset forms). Rank 0 prints " No Errors" when every call succeeded.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testlib.h"
+
+enum how { AT, AT_ALL, IAT, AT_ALL_SPLIT, POINTER, POINTER_ALL, VECTOR };
+
+static enum how parse_how(const char *text)
+{
+    static const char *names[] = {"at", "at_all", "iat", "at_all_split", "pointer",
+                                  "pointer_all", "vector"};
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
+        if (!strcmp(text, names[i]))
+            return (enum how)i;
+    fprintf(stderr, "share_reader: unknown --how %s\n", text);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+    return AT;
+}
+
+/* One read of `length` bytes at `offset` into buf; returns the bytes read. */
+static MPI_Count read_piece(MPI_File fh, enum how how, MPI_Offset offset, char *buf, int length)
+{
+    MPI_Status status;
+    MPI_Request request;
+    memset(&status, 0, sizeof status);
+    switch (how) {
+    case AT:
+        CHECK_MPI(MPI_File_read_at(fh, offset, buf, length, MPI_BYTE, &status));
+        break;
+    case AT_ALL:
+        CHECK_MPI(MPI_File_read_at_all(fh, offset, buf, length, MPI_BYTE, &status));
+        break;
+    case IAT:
+        CHECK_MPI(MPI_File_iread_at(fh, offset, buf, length, MPI_BYTE, &request));
+        CHECK_MPI(MPI_Wait(&request, &status));
+        break;
+    case AT_ALL_SPLIT:
+        CHECK_MPI(MPI_File_read_at_all_begin(fh, offset, buf, length, MPI_BYTE));
+        CHECK_MPI(MPI_File_read_at_all_end(fh, buf, &status));
+        break;
+    case POINTER:
+        CHECK_MPI(MPI_File_read(fh, buf, length, MPI_BYTE, &status));
+        break;
+    case POINTER_ALL:
+        CHECK_MPI(MPI_File_read_all(fh, buf, length, MPI_BYTE, &status));
+        break;
+    case VECTOR: {
+        MPI_Datatype every_other;
+        char *spread = calloc(2 * (size_t)length + 1, 1);
+        MPI_Type_vector(length, 1, 2, MPI_BYTE, &every_other);
+        MPI_Type_commit(&every_other);
+        CHECK_MPI(MPI_File_read_at(fh, offset, spread, 1, every_other, &status));
+        for (int b = 0; b < length; b++)
+            buf[b] = spread[2 * b];
+        MPI_Type_free(&every_other);
+        free(spread);
+        break;
+    }
+    }
+    MPI_Count got = 0;
+    MPI_Get_elements_x(&status, MPI_BYTE, &got);
+    return got;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, nprocs;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    if (argc < 3) {
+        if (rank == 0)
+            fprintf(stderr, "usage: share_reader FILE OUTDIR [--how HOW] [--pieces N] [--rdwr] "
+                            "[--view] [KEY=VALUE ...]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    enum how how = AT;
+    int pieces = 1, amode = MPI_MODE_RDONLY, byte_view = 0;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    for (int i = 3; i < argc; i++) {
+        if (!strcmp(argv[i], "--how") && i + 1 < argc) {
+            how = parse_how(argv[++i]);
+        } else if (!strcmp(argv[i], "--pieces") && i + 1 < argc) {
+            pieces = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--rdwr")) {
+            amode = MPI_MODE_RDWR;
+        } else if (!strcmp(argv[i], "--view")) {
+            byte_view = 1;
+        } else {
+            char *eq = strchr(argv[i], '=');
+            if (eq) {
+                *eq = '\0';
+                MPI_Info_set(info, argv[i], eq + 1);
+            }
+        }
+    }
+
+    MPI_File fh;
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, argv[1], amode, info, &fh));
+    if (byte_view) {
+        MPI_Datatype eight;
+        MPI_Type_contiguous(8, MPI_BYTE, &eight);
+        MPI_Type_commit(&eight);
+        CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, eight, "native", MPI_INFO_NULL));
+        MPI_Type_free(&eight);
+    }
+    MPI_Offset size = 0;
+    CHECK_MPI(MPI_File_get_size(fh, &size));
+    const MPI_Offset avg = size / nprocs;
+    const MPI_Offset offset = rank * avg;
+    const MPI_Offset length = rank == nprocs - 1 ? size - offset : avg;
+    char *buf = malloc((size_t)length + 1);
+    const MPI_Offset piece = length / pieces;  /* the last piece takes the rest */
+    const int individual = how == POINTER || how == POINTER_ALL;
+    if (individual)
+        CHECK_MPI(MPI_File_seek(fh, offset, MPI_SEEK_SET));
+    MPI_Count read = 0;
+    for (int p = 0; p < pieces; p++) {
+        const MPI_Offset from = p * piece;
+        const MPI_Offset take = p == pieces - 1 ? length - from : piece;
+        read += read_piece(fh, how, offset + from, buf + from, (int)take);
+    }
+    MPI_Offset position = -1;
+    if (individual)
+        CHECK_MPI(MPI_File_get_position(fh, &position));
+    CHECK_MPI(MPI_File_close(&fh));
+    MPI_Info_free(&info);
+
+    char path[4096];
+    snprintf(path, sizeof path, "%s/share.%d", argv[2], rank);
+    FILE *out = fopen(path, "wb");
+    CHECK(out != NULL, "cannot create %s", path);
+    if (out) {
+        CHECK(fwrite(buf, 1, (size_t)read, out) == (size_t)read, "short write to %s", path);
+        fclose(out);
+    }
+    free(buf);
+    printf("share %d %lld %lld %lld %lld\n", rank, (long long)offset, (long long)length,
+           (long long)read, (long long)position);
+    const int failed = testlib_finish();
+    MPI_Finalize();
+    return failed;
+}
