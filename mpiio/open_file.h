@@ -7,6 +7,7 @@
 #ifndef PIOX_MPIIO_OPEN_FILE_H
 #define PIOX_MPIIO_OPEN_FILE_H
 
+#include "aggregate_read.h"
 #include "atomic_file.h"
 #include "chunk_remap.h"
 #include "sfp_file.h"
@@ -60,6 +61,9 @@ struct OpenFile {
     // Reads see the file's chunks in another order (locality remapping, opted into),
     // while the view is the default one; null for every other file.
     std::unique_ptr<ChunkRemap> remap;
+    // Collective reads are piox's two-phase reads by hosts that store the chunks
+    // (piox_locality=aggregate); null for every other file.
+    std::unique_ptr<AggregateFile> aggregate;
 
     bool sequential() const { return (amode & MPI_MODE_SEQUENTIAL) != 0; }
 };

@@ -2,7 +2,8 @@
 // current view), whichever way it was positioned (data_access.h).
 //
 // A read of a file piox remaps (chunk_remap.h) goes through the remap, at once and
-// independently, whatever its form (remapped_read.h).
+// independently, whatever its form (remapped_read.h). A blocking or split collective
+// read of a file in aggregate mode is piox's two-phase read (aggregate_read.h).
 //
 // piox moves it, locked (locked_transfer.h, own_transfer.h), while the file is in
 // atomic mode and, on a lockless file system, for independent writes and for
@@ -57,6 +58,16 @@ template <typename A>
 bool remaps(const OpenFile &file)
 {
     return !A::writes && file.remap != nullptr && file.default_view;
+}
+
+// True when piox may carry out accesses of kind A as its aggregate read
+// (aggregate_read.h): blocking and split collective reads, outside atomic mode (whose
+// reads take locks).
+template <typename A>
+bool aggregates(const OpenFile &file)
+{
+    return !A::writes && A::collective && A::completion != Completion::nonblocking &&
+           file.aggregate != nullptr && (file.atomic == nullptr || !file.atomic->atomic);
 }
 
 // How piox hands the library an access it does not move itself.
@@ -207,6 +218,22 @@ int transfer_at(OpenFile &file, MPI_Offset offset, BufferOf<A::direction> buf, C
             return moved_at_once<A>(file, out, [&](MPI_Status *status) {
                 return remapped_read(file, offset, data, count, datatype, status);
             });
+        }
+    }
+    if (aggregates<A>(file)) {
+        MPI_Status *status = nullptr;
+        if constexpr (A::completion == Completion::blocking)
+            status = out;
+        else
+            status = &file.split.status;
+        const int rc = aggregate_read(file, offset, data, count, datatype, status);
+        if (rc != kNotAggregated) {
+            if constexpr (P == Positioning::individual_pointer)
+                file.library_pointer_in_step = false;  // piox reads at explicit offsets
+            if constexpr (A::completion == Completion::split_begin)
+                if (rc == MPI_SUCCESS)
+                    file.split.kind = out, file.split.forwarded = false;
+            return rc;
         }
     }
     if (piox_moves_this<A>(file, offset, count, datatype)) {

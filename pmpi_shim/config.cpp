@@ -65,8 +65,12 @@ bool parse_lockless(const std::string &text, mpiio::LocklessPolicy *value)
 
 bool parse_locality(const std::string &text, LocalityMode *value)
 {
-    if (text == "off" || text == "remap")
-        return *value = text == "remap" ? LocalityMode::remap : LocalityMode::off, true;
+    static const std::pair<const char *, LocalityMode> names[] = {
+        {"off", LocalityMode::off}, {"remap", LocalityMode::remap},
+        {"aggregate", LocalityMode::aggregate}};
+    for (const auto &[name, mode] : names)
+        if (text == name)
+            return *value = mode, true;
     return false;
 }
 
@@ -107,7 +111,8 @@ void for_each_file_knob(FileConfig *config, Visitor visit)
           "range or mutex");
     visit("piox_lockless", "PIOX_LOCKLESS", parse_lockless, &config->lockless,
           "auto, yes or no");
-    visit("piox_locality", "PIOX_LOCALITY", parse_locality, &config->locality, "off or remap");
+    visit("piox_locality", "PIOX_LOCALITY", parse_locality, &config->locality,
+          "off, remap or aggregate");
 }
 
 JobConfig read_environment()

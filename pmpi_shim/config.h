@@ -16,8 +16,8 @@
 
 namespace piox::shim {
 
-// How piox gives the file's reads locality (locality_remap.h).
-enum class LocalityMode { off, remap };
+// How piox gives the file's reads locality (locality_open.h).
+enum class LocalityMode { off, remap, aggregate };
 
 struct FileConfig {
     bool sfp = true;  // the shared-file-pointer part manages this file

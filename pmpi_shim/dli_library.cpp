@@ -46,6 +46,7 @@ Loaded load()
         return loaded;
     DliLibrary &f = loaded.functions;
     loaded.ok = bind(handle, "DLI_map_chunks_comm", &f.map_chunks_comm, &loaded.why) &&
+                bind(handle, "DLI_Sched_static", &f.sched_static, &loaded.why) &&
                 bind(handle, "DLI_Sched_remap", &f.sched_remap, &loaded.why) &&
                 bind(handle, "DLI_free", &f.free, &loaded.why) &&
                 bind(handle, "DLI_last_error", &f.last_error, &loaded.why);

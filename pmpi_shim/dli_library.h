@@ -13,6 +13,7 @@ namespace piox::shim {
 
 struct DliLibrary {
     decltype(&DLI_map_chunks_comm) map_chunks_comm;
+    decltype(&DLI_Sched_static) sched_static;
     decltype(&DLI_Sched_remap) sched_remap;
     decltype(&DLI_free) free;
     decltype(&DLI_last_error) last_error;

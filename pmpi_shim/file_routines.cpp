@@ -95,7 +95,9 @@ int File_get_info(decltype(&PMPI_File_get_info) next, FileRecord *record, MPI_Fi
         {"piox_atomic", atomic != nullptr ? "on" : "off"},
         {"piox_atomic_lock", lock},
         {"piox_lockless", file.lockless ? "yes" : "no"},
-        {"piox_locality", file.remap != nullptr ? "remap" : "off"}};
+        {"piox_locality", file.remap != nullptr       ? "remap"
+                          : file.aggregate != nullptr ? "aggregate"
+                                                      : "off"}};
     for (const auto &[key, value] : hints)
         if (value != nullptr && rc == MPI_SUCCESS)
             rc = PMPI_Info_set(*info_used, key, value);

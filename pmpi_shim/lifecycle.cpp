@@ -3,7 +3,7 @@
 
 #include "config.h"
 #include "errors.h"
-#include "locality_remap.h"
+#include "locality_open.h"
 #include "piox_log.h"
 #include "registry.h"
 #include "route.h"
@@ -26,6 +26,7 @@ void release_parts(FileRecord &record)
         piox_warn("closing '%s': freeing the shared file pointer failed", name);
     if (file.atomic != nullptr && mpiio::detach(*file.atomic) != MPI_SUCCESS)
         piox_warn("closing '%s': freeing the atomic-mode locks failed", name);
+    detach_locality(file);
     file.sfp.reset();
     file.atomic.reset();
 }
@@ -112,7 +113,7 @@ int File_open(decltype(&PMPI_File_open) next, MPI_Comm comm, const char *filenam
         return mpiio::raise_error(MPI_FILE_NULL, MPI_ERR_OTHER,
                                   std::string("MPI_File_open of '") + filename + "': " + failed);
     }
-    file.remap = remap_for_open(comm, filename, amode, info, config);
+    attach_locality(comm, amode, info, config, file);
     file_registry().add(*fh, std::move(record));
     return MPI_SUCCESS;
 }

@@ -82,6 +82,7 @@ bool takes(offset_part, const mpiio::OpenFile &file, Args... args)
         // args: offset, buf, count, datatype[, status or request]
         const MPI_Datatype datatype = std::get<3>(std::make_tuple(args...));
         return file.sequential() || mpiio::piox_moves<A>(file) || mpiio::remaps<A>(file) ||
+               mpiio::aggregates<A>(file) ||
                mpiio::handoff<A>(file, datatype) != mpiio::Handoff::as_called;
     }
 }

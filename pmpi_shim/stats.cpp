@@ -25,6 +25,11 @@ void print_file_stats(const FileRecord &record)
     if (file.remap != nullptr)
         locality = "remap, local " + std::to_string(file.remap->local_bytes.load()) +
                    " bytes, remote " + std::to_string(file.remap->remote_bytes.load()) + " bytes";
+    if (file.aggregate != nullptr)
+        locality = "aggregate, read local " + std::to_string(file.aggregate->local_bytes.load()) +
+                   " bytes, remote " + std::to_string(file.aggregate->remote_bytes.load()) +
+                   " bytes, for others " + std::to_string(file.aggregate->for_others.load()) +
+                   " bytes";
     piox_warn("stats '%s': shared pointer %s; atomic-mode locks %s; locality %s;%s",
               record.filename(), transport, lock, locality.c_str(),
               line.empty() ? " no calls taken over" : line.c_str());

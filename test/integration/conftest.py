@@ -194,5 +194,12 @@ def ceph_cluster():
         signal.signal(signal.SIGTERM, previous)
 
 
+@pytest.fixture(scope="session")
+def locality_ceph_files(ceph_cluster):
+    """Files on the Ceph cluster for the locality tests (locality_shares.ceph_mapped_files)."""
+    import locality_shares
+    return locality_shares.ceph_mapped_files(ceph_cluster)
+
+
 def _interrupt(signum, frame):
     raise KeyboardInterrupt(f"signal {signum}")

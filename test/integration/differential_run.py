@@ -65,6 +65,11 @@ CONFIGS = {c.name: c for c in [
     Config("piox-lockless", piox=True, env=(("PIOX_LOCKLESS", "yes"),), anchor="stock"),
     Config("piox-lockless-fuse", piox=True, fuse=True, anchor="stock"),
     Config("piox-atomic", piox=True, atomic=True, anchor="stock-atomic"),
+    # Collective reads as piox's two-phase aggregate reads: local files, in chunks of an
+    # odd size (a prime) so that pieces split inside views' blocks; every chunk local
+    # everywhere.
+    Config("piox-aggregate", piox=True, anchor="stock",
+           env=(("PIOX_LOCALITY", "aggregate"), ("PIOX_DLI_CHUNK_SIZE", "1031"))),
     Config("openmpi-stock", piox=False, open_mpi=True),
     Config("openmpi-stock-atomic", piox=False, atomic=True, open_mpi=True),
     Config("openmpi-piox-lockless", piox=True, env=(("PIOX_LOCKLESS", "yes"),),

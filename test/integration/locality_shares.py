@@ -2,16 +2,24 @@
 size / nprocs bytes at rank * (size / nprocs)) and judging what its ranks read: that
 the shares, laid end to end, are the file's chunks, each once, in some order; which
 bytes each rank read from its own host's chunks; and the most any permutation of the
-chunks could make local. Used by test_locality_remap.py and bench/locality_e2e."""
+chunks could make local. Used by test_locality_remap.py, test_locality_aggregate.py and
+bench/locality_e2e."""
 import collections
+import os
+import random
 import re
 from pathlib import Path
+
+HOSTS = ["nodeA", "nodeB", "nodeC"]
+CHUNK = 1000
 
 SHARE_LINE = re.compile(r"^share (\d+) (-?\d+) (-?\d+) (-?\d+) (-?\d+)$", re.M)
 STATS_LINE = re.compile(r"^piox\[(\d+)\]: stats '.*': .*; locality ([^;]*);", re.M)
 REMAP_LINE = re.compile(r"locality remapping of (\d+) chunks: ([\d.]+)% of the bytes local "
                         r"\(([\d.]+)% without\)")
-OFF_LINE = re.compile(r"'(.*)': locality remapping off: (.*)$", re.M)
+AGGREGATE_LINE = re.compile(r"locality aggregation over (\d+) chunks: ([\d.]+)% of the bytes read "
+                            r"where they are stored")
+OFF_LINE = re.compile(r"'(.*)': locality (?:remapping|aggregation) off: (.*)$", re.M)
 
 
 def share_ranges(size, nranks):
@@ -110,13 +118,15 @@ def best_local_bytes(chunks, hosts_of_chunk, rank_hosts):
 def parse_run(stdout, stderr, nranks):
     """What one run printed: {"shares": {rank: (offset, length, read, position)},
     "stats": {rank: text after 'locality '}, "remap": (chunks, after %, before %) or
-    None, "off": [why, ...]}."""
+    None, "aggregate": (chunks, % read where stored) or None, "off": [why, ...]}."""
     shares = {int(m[1]): tuple(int(x) for x in m.groups()[1:]) for m in SHARE_LINE.finditer(stdout)}
     assert sorted(shares) == list(range(nranks)), stdout + stderr
     stats = {int(m[1]): m[2] for m in STATS_LINE.finditer(stderr)}
     remap = REMAP_LINE.search(stderr)
+    aggregate = AGGREGATE_LINE.search(stderr)
     return {"shares": shares, "stats": stats,
             "remap": (int(remap[1]), float(remap[2]), float(remap[3])) if remap else None,
+            "aggregate": (int(aggregate[1]), float(aggregate[2])) if aggregate else None,
             "off": [m[2] for m in OFF_LINE.finditer(stderr)]}
 
 
@@ -125,3 +135,67 @@ def stats_bytes(stats_text):
     m = re.match(r"remap, local (\d+) bytes, remote (\d+) bytes", stats_text)
     assert m, stats_text
     return int(m[1]), int(m[2])
+
+
+def rank_hosts(nranks):
+    """The host of each rank as MpiRun(hosts=HOSTS) places them: consecutive groups."""
+    out = []
+    for i, host in enumerate(HOSTS):
+        out += [host] * (nranks // len(HOSTS) + (1 if i < nranks % len(HOSTS) else 0))
+    return out
+
+
+def mapped_file(directory):
+    """A file of 24 chunks and a last short one in DIRECTORY, with a map (DLI_map.5)
+    placing each chunk on one host, drawn with a fixed seed: nodeB holds fewer than its
+    share. {"path", "data", "chunks": [(offset, length)], "hosts": [[host]], "map"}."""
+    draw = random.Random(5)
+    size = 24 * CHUNK + 500
+    data = os.urandom(size)
+    path = directory / "data.bin"
+    path.write_bytes(data)
+    chunks = [(o, min(CHUNK, size - o)) for o in range(0, size, CHUNK)]
+    hosts = [[draw.choice(HOSTS)] for _ in chunks]
+    mapping = directory / "data.map"
+    mapping.write_text(f"dli-map 1\nfile {path}\n" +
+                       "".join(f"{o} {n} {h[0]}\n" for (o, n), h in zip(chunks, hosts)))
+    return {"path": path, "data": data, "chunks": chunks, "hosts": hosts, "map": mapping}
+
+
+def run_reader(mpirun, program, path, outdir, nranks, args=(), env=None):
+    """share_reader as NRANKS ranks over HOSTS, with PIOX_DEBUG and PIOX_STATS; its
+    parse_run."""
+    outdir.mkdir(exist_ok=True)
+    result = mpirun(nranks, [program("share_reader"), path, outdir, *args], hosts=HOSTS,
+                    env={"PIOX_DEBUG": "1", "PIOX_STATS": "1", **(env or {})}, check=True)
+    assert " No Errors" in result.stdout, result.stdout + result.stderr
+    return parse_run(result.stdout, result.stderr, nranks)
+
+
+def aggregate_bytes(stats_text):
+    """(local, remote, for others) bytes a rank read as a reader, from a stats line's
+    'aggregate, read local N bytes, remote M bytes, for others K bytes'."""
+    m = re.match(r"aggregate, read local (\d+) bytes, remote (\d+) bytes, for others (\d+) bytes",
+                 stats_text)
+    assert m, stats_text
+    return int(m[1]), int(m[2]), int(m[3])
+
+
+def ceph_mapped_files(cluster):
+    """{replicas: mapped file (as mapped_file returns, without "map")} on the Ceph
+    cluster, in pools of 1 and 2 replicas: 24 chunks of 64 KiB (an object each) and a
+    short one, placed by CRUSH; hosts from the OSD map."""
+    from dli_ceph_expect import expected_chunks, set_layout
+    base = cluster.mount / "locality"
+    base.mkdir()
+    made = {}
+    for replicas in (1, 2):
+        directory = cluster.add_data_pool(f"locality_{replicas}", replicas, base / f"r{replicas}")
+        path = directory / "data.bin"
+        set_layout(path, stripe_unit=65536, stripe_count=1, object_size=65536)
+        data = os.urandom(24 * 65536 + 1000)
+        path.write_bytes(data)
+        table = expected_chunks(cluster, path)
+        made[replicas] = {"path": path, "data": data, "chunks": [(o, n) for o, n, _ in table],
+                          "hosts": [hosts for _, _, hosts in table]}
+    return made

@@ -9,48 +9,18 @@ describe, and files outside PIOX_LOCALITY_PATHS. On the real Ceph cluster, in po
 of one and two replicas, at 3 and 6 ranks, the local fraction is reported with
 remapping and without."""
 import os
-import random
 
 import pytest
 
 import locality_shares as shares
 
-HOSTS = ["nodeA", "nodeB", "nodeC"]
-CHUNK = 1000
 READ_FORMS = ["at", "at_all", "iat", "at_all_split", "pointer", "pointer_all", "vector"]
-
-
-def rank_hosts(nranks):
-    """The host of each rank as MpiRun(hosts=HOSTS) places them: consecutive groups."""
-    out = []
-    for i, host in enumerate(HOSTS):
-        out += [host] * (nranks // len(HOSTS) + (1 if i < nranks % len(HOSTS) else 0))
-    return out
+rank_hosts, run_reader = shares.rank_hosts, shares.run_reader
 
 
 @pytest.fixture
 def mapped_file(tmp_path):
-    """A file of 24 chunks and a last short one, with a map (DLI_map.5) placing each
-    chunk on one host, drawn with a fixed seed: nodeB holds fewer than its share."""
-    draw = random.Random(5)
-    size = 24 * CHUNK + 500
-    data = os.urandom(size)
-    path = tmp_path / "data.bin"
-    path.write_bytes(data)
-    chunks = [(o, min(CHUNK, size - o)) for o in range(0, size, CHUNK)]
-    hosts = [[draw.choice(HOSTS)] for _ in chunks]
-    mapping = tmp_path / "data.map"
-    mapping.write_text(f"dli-map 1\nfile {path}\n" +
-                       "".join(f"{o} {n} {h[0]}\n" for (o, n), h in zip(chunks, hosts)))
-    return {"path": path, "data": data, "chunks": chunks, "hosts": hosts, "map": mapping}
-
-
-def run_reader(mpirun, program, path, outdir, nranks, args=(), env=None):
-    outdir.mkdir(exist_ok=True)
-    result = mpirun(nranks, [program("share_reader"), path, outdir, *args], hosts=HOSTS,
-                    env={"PIOX_DEBUG": "1", "PIOX_STATS": "1", **(env or {})}, check=True)
-    assert " No Errors" in result.stdout, result.stdout + result.stderr
-    return shares.parse_run(result.stdout, result.stderr, nranks)
+    return shares.mapped_file(tmp_path)
 
 
 def assert_remapped(run, mapped, outdir, nranks):
@@ -140,34 +110,11 @@ def test_a_map_that_cannot_be_read_leaves_reading_alone(mpirun, program, mapped_
 
 
 # ---- on the real Ceph cluster (OSDs on the CRUSH hosts nodeA-nodeC) -----------------
-SMALL = {"stripe_unit": 65536, "stripe_count": 1, "object_size": 65536}  # an object per chunk
-
-
-@pytest.fixture(scope="module")
-def ceph_files(ceph_cluster):
-    """{replicas: mapped file} for pools of 1 and 2 replicas: 24 chunks of 64 KiB and
-    a short one, placed by CRUSH."""
-    from dli_ceph_expect import expected_chunks, set_layout
-    base = ceph_cluster.mount / "locality-remap"
-    base.mkdir()
-    made = {}
-    for replicas in (1, 2):
-        directory = ceph_cluster.add_data_pool(f"remap_{replicas}", replicas, base / f"r{replicas}")
-        path = directory / "data.bin"
-        set_layout(path, **SMALL)
-        data = os.urandom(24 * 65536 + 1000)
-        path.write_bytes(data)
-        table = expected_chunks(ceph_cluster, path)
-        made[replicas] = {"path": path, "data": data, "chunks": [(o, n) for o, n, _ in table],
-                          "hosts": [hosts for _, _, hosts in table]}
-    return made
-
-
 @pytest.mark.parametrize("replicas", [1, 2])
 @pytest.mark.parametrize("nranks", [3, 6])
-def test_on_ceph_shares_become_local(mpirun, program, ceph_cluster, ceph_files, tmp_path,
+def test_on_ceph_shares_become_local(mpirun, program, ceph_cluster, locality_ceph_files, tmp_path,
                                      replicas, nranks):
-    mapped = ceph_files[replicas]
+    mapped = locality_ceph_files[replicas]
     assert all(len(h) == replicas for h in mapped["hosts"])
     out = tmp_path / "out"
     run = run_reader(mpirun, program, mapped["path"], out, nranks, ["piox_locality=remap"],
@@ -182,9 +129,9 @@ def test_on_ceph_shares_become_local(mpirun, program, ceph_cluster, ceph_files, 
     assert local <= shares.best_local_bytes(mapped["chunks"], mapped["hosts"], rank_hosts(nranks))
 
 
-def test_on_ceph_a_writable_file_is_read_as_it_is(mpirun, program, ceph_cluster, ceph_files,
-                                                  tmp_path):
-    mapped = ceph_files[1]
+def test_on_ceph_a_writable_file_is_read_as_it_is(mpirun, program, ceph_cluster,
+                                                  locality_ceph_files, tmp_path):
+    mapped = locality_ceph_files[1]
     out = tmp_path / "out"
     run = run_reader(mpirun, program, mapped["path"], out, 3, ["--rdwr", "piox_locality=remap"],
                      env={"CEPH_CONF": str(ceph_cluster.conf)})

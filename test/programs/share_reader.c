@@ -11,6 +11,7 @@
  *   at (default)   MPI_File_read_at
  *   at_all         MPI_File_read_at_all
  *   iat            MPI_File_iread_at, then MPI_Wait
+ *   iat_all        MPI_File_iread_at_all, then MPI_Wait
  *   at_all_split   MPI_File_read_at_all_begin/end
  *   pointer        MPI_File_seek, then MPI_File_read
  *   pointer_all    MPI_File_seek, then MPI_File_read_all
@@ -34,12 +35,12 @@
 
 #include "testlib.h"
 
-enum how { AT, AT_ALL, IAT, AT_ALL_SPLIT, POINTER, POINTER_ALL, VECTOR };
+enum how { AT, AT_ALL, IAT, IAT_ALL, AT_ALL_SPLIT, POINTER, POINTER_ALL, VECTOR };
 
 static enum how parse_how(const char *text)
 {
-    static const char *names[] = {"at", "at_all", "iat", "at_all_split", "pointer",
-                                  "pointer_all", "vector"};
+    static const char *names[] = {"at", "at_all", "iat", "iat_all", "at_all_split",
+                                  "pointer", "pointer_all", "vector"};
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
         if (!strcmp(text, names[i]))
             return (enum how)i;
@@ -63,6 +64,10 @@ static MPI_Count read_piece(MPI_File fh, enum how how, MPI_Offset offset, char *
         break;
     case IAT:
         CHECK_MPI(MPI_File_iread_at(fh, offset, buf, length, MPI_BYTE, &request));
+        CHECK_MPI(MPI_Wait(&request, &status));
+        break;
+    case IAT_ALL:
+        CHECK_MPI(MPI_File_iread_at_all(fh, offset, buf, length, MPI_BYTE, &request));
         CHECK_MPI(MPI_Wait(&request, &status));
         break;
     case AT_ALL_SPLIT:

@@ -1,5 +1,5 @@
 // See locality_remap.h.
-#include "locality_remap.h"
+#include "locality_open.h"
 
 #include "dli_library.h"
 #include "piox_log.h"
@@ -32,18 +32,18 @@ bool under(const std::string &name, const std::string &prefix)
     return name.size() == prefix.size() || prefix.back() == '/' || name[prefix.size()] == '/';
 }
 
-// Why remapping does not apply to this file ("" when it was not asked for), or null
+// Why locality does not apply to this file ("" when it was not asked for), or null
 // when it does.
 const char *not_asked(const char *filename, int amode, MPI_Info info, const FileConfig &config)
 {
-    if (config.locality != LocalityMode::remap)
+    if (config.locality == LocalityMode::off)
         return "";
     const std::vector<std::string> &paths = job_config().locality_paths;
     if (!hint_given(info, "piox_locality") && !paths.empty() &&
         std::none_of(paths.begin(), paths.end(),
                      [&](const std::string &p) { return under(filename, p); }))
         return "not under PIOX_LOCALITY_PATHS";
-    if (!(amode & MPI_MODE_RDONLY))
+    if (config.locality == LocalityMode::remap && !(amode & MPI_MODE_RDONLY))
         return "opened for writing (remapping serves read-only files)";
     return nullptr;
 }
@@ -96,34 +96,82 @@ std::unique_ptr<mpiio::ChunkRemap> remap_of(const DliLibrary &dli, const DLI_Chu
     return out;
 }
 
+// The aggregate state of a file whose chunk map is `map`: the scheduler's static
+// assignment names each chunk's reader, a rank on a host that stores it where there is
+// one, with bytes balanced over the ranks; null (with a PIOX_DEBUG line) when it fails.
+std::unique_ptr<mpiio::AggregateFile> aggregate_of(const DliLibrary &dli, const DLI_Chunk_map &map,
+                                                   int rank, MPI_Comm comm, const char *filename)
+{
+    std::vector<const char *> hosts;
+    for (int r = 0; r < map.nprocesses; r++)
+        hosts.push_back(map.processes[r].process);
+    DLI_Assignment *assignment = nullptr;
+    const int scheduled = dli.sched_static(&map.all, map.nprocesses, hosts.data(), nullptr,
+                                           kSchedulerSeed, &assignment);
+    std::unique_ptr<mpiio::AggregateFile> out;
+    mpiio::AggregatePlan plan;
+    if (scheduled == DLI_SUCCESS) {
+        for (int c = 0; c < map.all.count; c++) {
+            plan.chunk_end.push_back(map.all.chunks[c].offset + map.all.chunks[c].length);
+            plan.reader.push_back(assignment->rank_of_chunk[c]);
+            plan.local.push_back(chunk_is_local(map.processes[rank], c));
+        }
+        piox_debug("'%s': locality aggregation over %d chunks: %.1f%% of the bytes read "
+                   "where they are stored",
+                   filename, map.all.count, percent(assignment->local_bytes, assignment->total_bytes));
+        dli.free(assignment);
+    }
+    // The outcome above is the same on every process: all attach, or none.
+    if (scheduled != DLI_SUCCESS ||
+        mpiio::attach(comm, filename, std::move(plan), &out) != MPI_SUCCESS) {
+        piox_debug("'%s': locality aggregation off: %s", filename,
+                   scheduled != DLI_SUCCESS ? dli.last_error()
+                                            : "piox cannot open the file for reading itself");
+        return nullptr;
+    }
+    return out;
+}
+
 }  // namespace
 
-std::unique_ptr<mpiio::ChunkRemap> remap_for_open(MPI_Comm comm, const char *filename,
-                                                  int amode, MPI_Info info,
-                                                  const FileConfig &config)
+void attach_locality(MPI_Comm comm, int amode, MPI_Info info, const FileConfig &config,
+                     mpiio::OpenFile &file)
 {
+    const char *filename = file.filename.c_str();
+    const char *mode = config.locality == LocalityMode::remap ? "remapping" : "aggregation";
     if (const char *why = not_asked(filename, amode, info, config)) {
         if (*why != '\0')
-            piox_debug("'%s': locality remapping off: %s", filename, why);
-        return nullptr;
+            piox_debug("'%s': locality %s off: %s", filename, mode, why);
+        return;
     }
     std::string missing;  // the same on every process: the same installation
     const DliLibrary *dli = dli_library(&missing);
     if (dli == nullptr) {
-        piox_warn("'%s': locality remapping off: %s", filename, missing.c_str());
-        return nullptr;
+        piox_warn("'%s': locality %s off: %s", filename, mode, missing.c_str());
+        return;
     }
     DLI_Chunk_map *map = nullptr;
     if (dli->map_chunks_comm(comm, info, filename, &map) != DLI_SUCCESS) {
-        piox_debug("'%s': locality remapping off: libdli cannot describe its storage: %s",
-                   filename, dli->last_error());
-        return nullptr;
+        piox_debug("'%s': locality %s off: libdli cannot describe its storage: %s", filename,
+                   mode, dli->last_error());
+        return;
     }
     int rank = 0;
     PMPI_Comm_rank(comm, &rank);
-    std::unique_ptr<mpiio::ChunkRemap> remap = remap_of(*dli, *map, rank, filename);
+    if (config.locality == LocalityMode::remap)
+        file.remap = remap_of(*dli, *map, rank, filename);
+    else
+        file.aggregate = aggregate_of(*dli, *map, rank, comm, filename);
     dli->free(map);
-    return remap;
+}
+
+void detach_locality(mpiio::OpenFile &file)
+{
+    if (file.aggregate != nullptr && mpiio::detach(*file.aggregate) != MPI_SUCCESS)
+        piox_warn("closing '%s': freeing the aggregate reads' communicator failed",
+                  file.filename.c_str());
+    file.aggregate.reset();
+    file.remap.reset();
 }
 
 }  // namespace piox::shim

@@ -1,0 +1,81 @@
+"""Locality for unmodified programs, semantics-preserving (issue 16, part 2):
+piox_locality=aggregate makes collective reads piox's two-phase reads by ranks on the
+hosts that store the chunks. share_reader (the DL-MPI reader) runs with ranks on three
+presented hosts: the bytes are the file's own, byte for byte, in every collective form,
+in one piece or three, through a view, with a last short chunk; every byte of the file
+is read once, by its chunk's reader, and the readers' local bytes are what the
+scheduler's assignment promised. Independent and nonblocking collective reads stay
+with the library. On the Ceph cluster, in pools of 1 and 2 replicas, the same holds.
+(Generated views and memory types go through aggregate reads in test_differential.py,
+configuration piox-aggregate.)"""
+import pytest
+
+import locality_shares as shares
+
+COLLECTIVE_FORMS = ["at_all", "at_all_split", "pointer_all"]
+
+
+@pytest.fixture
+def mapped_file(tmp_path):
+    return shares.mapped_file(tmp_path)
+
+
+def read_all(mpirun, program, mapped, outdir, nranks, args, env=None):
+    run = shares.run_reader(mpirun, program, mapped["path"], outdir, nranks,
+                            args + ["piox_locality=aggregate"], env=env)
+    assert b"".join(shares.read_shares(outdir, nranks)) == mapped["data"]
+    return run
+
+
+def assert_read_once_where_promised(run, mapped, nranks):
+    """Every byte read once by the ranks as readers, each chunk by a rank (so the
+    for-others bytes are the rest of each share), and the readers' local bytes are
+    the scheduler's promise."""
+    counted = [shares.aggregate_bytes(run["stats"][r]) for r in range(nranks)]
+    size = len(mapped["data"])
+    assert sum(local + remote for local, remote, _ in counted) == size
+    assert run["aggregate"] is not None
+    local = sum(c[0] for c in counted)
+    assert run["aggregate"][1] == pytest.approx(100 * local / size, abs=0.05)
+    return local
+
+
+@pytest.mark.parametrize("how", COLLECTIVE_FORMS)
+@pytest.mark.parametrize("pieces", [1, 3])
+def test_collective_reads_are_the_files_bytes(mpirun, program, mapped_file, tmp_path, how, pieces):
+    run = read_all(mpirun, program, mapped_file, tmp_path / "out", 6,
+                   ["--how", how, "--pieces", pieces, f"dli_map_file={mapped_file['map']}"])
+    assert_read_once_where_promised(run, mapped_file, 6)
+
+
+def test_through_a_view(mpirun, program, mapped_file, tmp_path):
+    run = read_all(mpirun, program, mapped_file, tmp_path / "out", 3,
+                   ["--how", "at_all", "--view", f"dli_map_file={mapped_file['map']}"])
+    assert_read_once_where_promised(run, mapped_file, 3)
+
+
+@pytest.mark.parametrize("how", ["at", "iat", "iat_all", "pointer"])
+def test_other_reads_stay_with_the_library(mpirun, program, mapped_file, tmp_path, how):
+    run = read_all(mpirun, program, mapped_file, tmp_path / "out", 3,
+                   ["--how", how, f"dli_map_file={mapped_file['map']}"])
+    assert all(shares.aggregate_bytes(run["stats"][r]) == (0, 0, 0) for r in range(3))
+
+
+def test_no_chunk_table_no_aggregation(mpirun, program, mapped_file, tmp_path):
+    run = read_all(mpirun, program, mapped_file, tmp_path / "out", 3,
+                   ["--how", "at_all", f"dli_map_file={tmp_path / 'missing.map'}"])
+    assert run["aggregate"] is None
+    assert any("libdli cannot describe its storage" in why for why in run["off"]), run["off"]
+
+
+@pytest.mark.parametrize("replicas", [1, 2])
+@pytest.mark.parametrize("nranks", [3, 6])
+def test_on_ceph_readers_read_where_chunks_are(mpirun, program, ceph_cluster, locality_ceph_files,
+                                               tmp_path, replicas, nranks):
+    mapped = locality_ceph_files[replicas]
+    run = read_all(mpirun, program, mapped, tmp_path / "out", nranks, ["--how", "at_all"],
+                   env={"CEPH_CONF": str(ceph_cluster.conf)})
+    local = assert_read_once_where_promised(run, mapped, nranks)
+    plain = sum(shares.local_bytes(mapped["chunks"], mapped["hosts"],
+                                   range(len(mapped["chunks"])), shares.rank_hosts(nranks)))
+    assert local > plain  # the readers do better than each rank reading its own share
