@@ -58,6 +58,8 @@ const std::vector<Setting> &settings() {
         {"dli_timeout_ms", "PIOX_DLI_TIMEOUT_MS",
          [](Config &c, const std::string &o, const std::string &v) {
              c.timeout_ms = static_cast<long>(parse_number(o, v, 1, 3600 * 1000, false)); }},
+        {"dli_hdfs_mount", "PIOX_DLI_HDFS_MOUNT",
+         [](Config &c, const std::string &o, const std::string &v) { c.hdfs_mount = parse_hdfs_mount(o, v); }},
     };
     return table;
 }

@@ -8,6 +8,8 @@
 #include <map>
 #include <string>
 
+#include "providers/hdfs_mount.h"
+
 namespace dli {
 
 struct Config {
@@ -28,6 +30,9 @@ struct Config {
     std::string webhdfs_delegation;
     int webhdfs_port = 9870;
     long timeout_ms = 10000;
+    // hdfs provider for the paths under a local mount of HDFS (hint dli_hdfs_mount,
+    // PIOX_DLI_HDFS_MOUNT: LOCALPREFIX=HDFSURL); local empty: none.
+    HdfsMount hdfs_mount;
 
     // Every key read, with the value it came from, for PIOX_DEBUG and the tool.
     std::map<std::string, std::string> origin;

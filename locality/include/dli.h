@@ -11,6 +11,9 @@
  *                                   -> libcephfs, one chunk per stripe unit
  *   webhdfs://HOST:PORT/PATH, hdfs://HOST[:PORT]/PATH
  *                                   -> HDFS through WebHDFS, one chunk per block
+ *   a path under LOCALPREFIX of the hint dli_hdfs_mount=LOCALPREFIX=HDFSURL (or
+ *   PIOX_DLI_HDFS_MOUNT): HDFS mounted locally (fuse-dfs)
+ *                                   -> HDFS as above, under HDFSURL + the rest of the path
  *   a name listed in the map file (hint dli_map_file, or PIOX_DLI_MAP)
  *                                   -> that map (the "static" provider, see DLI_map.5)
  *   any other path                  -> the local file system ("posix")

@@ -30,6 +30,7 @@ std::unique_ptr<Provider> provider_for(const std::string &name, const Config &co
 // The constructors provider_for chooses among; each lives in its own file.
 std::unique_ptr<Provider> make_ceph_provider(const Config &config);
 std::unique_ptr<Provider> make_hdfs_provider(const Config &config);
+std::unique_ptr<Provider> make_mounted_hdfs_provider(const Config &config);  // dli_hdfs_mount
 std::unique_ptr<Provider> make_posix_provider(const Config &config);
 std::unique_ptr<Provider> make_static_provider(const Config &config);
 

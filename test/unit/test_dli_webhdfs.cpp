@@ -20,28 +20,12 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include "dli_failure.h"
+
 using namespace dli;
+using namespace dli_test;
 
 namespace {
-
-// The failure `body` throws (its code and message), or DLI_SUCCESS and "".
-struct Failure {
-    int code = DLI_SUCCESS;
-    std::string message;
-};
-template <class Body> Failure failure_of(Body body) {
-    try {
-        body();
-    } catch (const Error &e) {
-        return {e.code(), e.what()};
-    }
-    return {};
-}
-
-void assert_fails(const Failure &f, int code, const char *fragment) {
-    if (f.code != code || f.message.find(fragment) == std::string::npos)
-        fail_msg("expected code %d with \"%s\", got %d: %s", code, fragment, f.code, f.message.c_str());
-}
 
 void refuse_name(const std::string &name, const char *fragment) {
     assert_fails(failure_of([&] { parse_webhdfs_name(name, 9870); }), DLI_ERR_ARG, fragment);
