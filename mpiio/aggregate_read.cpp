@@ -195,6 +195,57 @@ MPI_Offset held_prefix(const std::vector<piox_extent> &extents, MPI_Offset file_
 
 bool fits_int(MPI_Offset n) { return n >= 0 && n <= INT_MAX; }
 
+// MPI_Alltoallv's displacements for `counts`; the total in *sum.
+std::vector<int> displacements(const std::vector<int> &counts, MPI_Offset *sum)
+{
+    std::vector<int> displ;
+    MPI_Offset at = 0;
+    for (int n : counts)
+        displ.push_back(static_cast<int>(at)), at += n;
+    *sum = at;
+    return displ;
+}
+
+// The received pieces, into the rank's buffer in stream order: the buffer itself when
+// it is one contiguous block, else a staged copy, unpacked; bytes past the end of the
+// file keep the buffer's contents. The status counts the bytes the file held.
+int deliver(OpenFile &file, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Count size,
+            MPI_Offset bytes, MPI_Offset held, const Requests &req, const std::vector<char> &received,
+            const std::vector<int> &received_displ, MPI_Status *status)
+{
+    char *stream = contiguous_data(buf, datatype, size);
+    std::vector<char> staged;
+    int position = 0;
+    if (stream == nullptr && bytes > 0) {
+        staged.resize(static_cast<size_t>(bytes));
+        if (PMPI_Pack(buf, static_cast<int>(count), datatype, staged.data(), static_cast<int>(bytes),
+                      &position, pack_comm()) != MPI_SUCCESS)
+            return raise_error(file.fh, MPI_ERR_TYPE,
+                               "collective read of '" + file.filename +
+                                   "': piox cannot unpack into the memory type");
+        stream = staged.data();
+    }
+    for (size_t q = 0; q < req.to.size(); q++) {
+        MPI_Offset from = received_displ[q];
+        for (size_t i = 0; i < req.to[q].size(); i++) {
+            const MPI_Offset at = req.into[q][i], length = req.to[q][i].length;
+            const MPI_Offset keep = std::max<MPI_Offset>(0, std::min(length, held - at));
+            std::memcpy(stream + at, received.data() + from, static_cast<size_t>(keep));
+            from += length;
+        }
+    }
+    if (!staged.empty()) {
+        position = 0;
+        PMPI_Unpack(staged.data(), static_cast<int>(bytes), &position, buf, static_cast<int>(count),
+                    datatype, pack_comm());
+    }
+    if (status != MPI_STATUS_IGNORE) {
+        std::memset(status, 0, sizeof *status);
+        PMPI_Status_set_elements_x(status, MPI_BYTE, held - held % file.etype_size);
+    }
+    return MPI_SUCCESS;
+}
+
 }  // namespace
 
 int attach(MPI_Comm comm, const std::string &filename, AggregatePlan plan,
@@ -234,8 +285,9 @@ int aggregate_read(OpenFile &file, MPI_Offset offset, void *buf, MPI_Count count
     MPI_Offset bytes = 0;
     MPI_Count size = 0;
     std::vector<piox_extent> extents;
+    // MPI_Alltoallv counts and displacements are ints: a rank's bytes must fit one.
     bool ok = offset >= 0 && access_bytes(count, datatype, &bytes) == MPI_SUCCESS &&
-              PMPI_Type_size_x(datatype, &size) == MPI_SUCCESS &&
+              fits_int(bytes) && PMPI_Type_size_x(datatype, &size) == MPI_SUCCESS &&
               access_extents(file, offset, bytes, &extents);
     Requests req;
     std::vector<int> send_counts(static_cast<size_t>(nranks)), recv_bytes(static_cast<size_t>(nranks));
@@ -257,24 +309,24 @@ int aggregate_read(OpenFile &file, MPI_Offset offset, void *buf, MPI_Count count
         return kNotAggregated;
 
     // Phase 1: the requests, to their readers.
-    std::vector<int> asked_counts(static_cast<size_t>(nranks)), sdispl(static_cast<size_t>(nranks)),
-        rdispl(static_cast<size_t>(nranks));
+    std::vector<int> asked_counts(static_cast<size_t>(nranks));
     int rc = PMPI_Alltoall(send_counts.data(), 1, MPI_INT, asked_counts.data(), 1, MPI_INT, agg.comm);
-    std::vector<int64_t> outgoing, incoming;
-    for (int q = 0, s = 0, r = 0; q < nranks; q++) {
-        sdispl[static_cast<size_t>(q)] = s, rdispl[static_cast<size_t>(q)] = r;
-        s += send_counts[static_cast<size_t>(q)], r += asked_counts[static_cast<size_t>(q)];
-        for (const Piece &p : req.to[static_cast<size_t>(q)])
+    std::vector<int64_t> outgoing;
+    for (const auto &pieces : req.to)
+        for (const Piece &p : pieces)
             outgoing.push_back(p.offset), outgoing.push_back(p.length);
-    }
-    incoming.resize(static_cast<size_t>(rdispl.back() + asked_counts.back()));
+    MPI_Offset sent = 0, asked_total = 0;
+    const std::vector<int> sdispl = displacements(send_counts, &sent);
+    const std::vector<int> rdispl = displacements(asked_counts, &asked_total);
+    std::vector<int64_t> incoming(static_cast<size_t>(asked_total));
     if (rc == MPI_SUCCESS)
         rc = PMPI_Alltoallv(outgoing.data(), send_counts.data(), sdispl.data(), MPI_INT64_T,
                             incoming.data(), asked_counts.data(), rdispl.data(), MPI_INT64_T, agg.comm);
 
     // Phase 2: read what was asked, and send it back.
     std::vector<std::vector<Piece>> asked(static_cast<size_t>(nranks));
-    std::vector<int> reply_counts(static_cast<size_t>(nranks)), reply_displ(static_cast<size_t>(nranks));
+    std::vector<int> reply_counts(static_cast<size_t>(nranks));
+    MPI_Offset replies_total = 0;
     for (int q = 0, at = 0; q < nranks; q++) {
         MPI_Offset to_q = 0;
         for (int i = 0; i < asked_counts[static_cast<size_t>(q)]; i += 2, at += 2) {
@@ -282,17 +334,22 @@ int aggregate_read(OpenFile &file, MPI_Offset offset, void *buf, MPI_Count count
             to_q += incoming[static_cast<size_t>(at + 1)];
         }
         reply_counts[static_cast<size_t>(q)] = static_cast<int>(to_q);  // the asker checked it fits
+        replies_total += to_q;
     }
+    // A reader's replies must fit an int too; else every process goes to the library.
+    int fits = rc == MPI_SUCCESS && fits_int(replies_total), all_fit = 0;
+    if (PMPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_LAND, agg.comm) != MPI_SUCCESS || !all_fit)
+        return rc != MPI_SUCCESS ? raise_code(file.fh, rc) : kNotAggregated;
     std::vector<char> replies;
     int read_errno = 0;
     if (rc == MPI_SUCCESS && !serve(agg, rank, asked, &replies))
         read_errno = errno != 0 ? errno : EIO;
-    for (int q = 0, d = 0; q < nranks; q++)
-        reply_displ[static_cast<size_t>(q)] = d, d += reply_counts[static_cast<size_t>(q)];
-    std::vector<int> got_displ(static_cast<size_t>(nranks));
-    for (int q = 0, d = 0; q < nranks; q++)
-        got_displ[static_cast<size_t>(q)] = d, d += recv_bytes[static_cast<size_t>(q)];
-    std::vector<char> received(static_cast<size_t>(got_displ.back() + recv_bytes.back()));
+    // A reader that failed still sends (zeros), so that nobody waits; all then fail below.
+    replies.resize(static_cast<size_t>(replies_total));
+    MPI_Offset received_total = 0;
+    const std::vector<int> reply_displ = displacements(reply_counts, &replies_total);
+    const std::vector<int> got_displ = displacements(recv_bytes, &received_total);
+    std::vector<char> received(static_cast<size_t>(received_total));
     if (rc == MPI_SUCCESS)
         rc = PMPI_Alltoallv(replies.data(), reply_counts.data(), reply_displ.data(), MPI_BYTE,
                             received.data(), recv_bytes.data(), got_displ.data(), MPI_BYTE, agg.comm);
@@ -306,44 +363,10 @@ int aggregate_read(OpenFile &file, MPI_Offset offset, void *buf, MPI_Count count
                            "collective read of '" + file.filename + "': a reader failed: " +
                                std::strerror(worst_errno));
 
-    // The stream: the buffer itself when it is one contiguous block, else staged and
-    // unpacked; bytes past the end of the file keep the buffer's contents.
     struct stat sb {};
     const MPI_Offset file_size = fstat(agg.fd, &sb) == 0 ? sb.st_size : 0;
-    const MPI_Offset held = held_prefix(extents, file_size);
-    char *stream = contiguous_data(buf, datatype, size);
-    std::vector<char> staged;
-    int position = 0;
-    if (stream == nullptr && bytes > 0) {
-        staged.resize(static_cast<size_t>(bytes));
-        if (!fits_int(bytes) ||
-            PMPI_Pack(buf, static_cast<int>(count), datatype, staged.data(), static_cast<int>(bytes),
-                      &position, pack_comm()) != MPI_SUCCESS)
-            return raise_error(file.fh, MPI_ERR_TYPE,
-                               "collective read of '" + file.filename +
-                                   "': piox cannot unpack into the memory type");
-        stream = staged.data();
-    }
-    for (int q = 0; q < nranks; q++) {
-        MPI_Offset from = got_displ[static_cast<size_t>(q)];
-        const auto &pieces = req.to[static_cast<size_t>(q)];
-        for (size_t i = 0; i < pieces.size(); i++) {
-            const MPI_Offset at = req.into[static_cast<size_t>(q)][i];
-            const MPI_Offset keep = std::max<MPI_Offset>(0, std::min(pieces[i].length, held - at));
-            std::memcpy(stream + at, received.data() + from, static_cast<size_t>(keep));
-            from += pieces[i].length;
-        }
-    }
-    if (!staged.empty()) {
-        position = 0;
-        PMPI_Unpack(staged.data(), static_cast<int>(bytes), &position, buf, static_cast<int>(count),
-                    datatype, pack_comm());
-    }
-    if (status != MPI_STATUS_IGNORE) {
-        std::memset(status, 0, sizeof *status);
-        PMPI_Status_set_elements_x(status, MPI_BYTE, held - held % file.etype_size);
-    }
-    return MPI_SUCCESS;
+    return deliver(file, buf, count, datatype, size, bytes, held_prefix(extents, file_size), req,
+                   received, got_displ, status);
 }
 
 }  // namespace piox::mpiio
