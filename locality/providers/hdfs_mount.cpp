@@ -3,6 +3,7 @@
 #include "providers/hdfs_mount.h"
 
 #include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -44,7 +45,10 @@ public:
 
     ChunkTable chunks(const std::string &name) override {
         ChunkTable table;
-        asking(name, [&](const std::string &remote) { table = hdfs_->chunks(remote); });
+        asking(name, [&](const std::string &remote) {
+            table = hdfs_->chunks(remote);
+            check_same_size(name, remote, table.file_size);
+        });
         table.file = name;
         return table;
     }
@@ -64,6 +68,16 @@ public:
     }
 
 private:
+    // A local file of another size than HDFS says is not the file the NameNode
+    // described (a prefix that leads elsewhere): its chunk table would misplace every
+    // byte. A path this host cannot see is not checked.
+    static void check_same_size(const std::string &name, const std::string &remote, int64_t size) {
+        struct stat local;
+        if (stat(name.c_str(), &local) != 0 || !S_ISREG(local.st_mode) || local.st_size == size) return;
+        throw Error(DLI_ERR_ARG, "the local file has " + std::to_string(local.st_size) + " bytes, " + remote +
+                                     " has " + std::to_string(size) + ": not the same file");
+    }
+
     // Runs ASK with NAME's HDFS name; its errors name NAME, then the HDFS name and what
     // the NameNode said (or that it did not answer).
     template <class Ask> void asking(const std::string &name, Ask ask) {

@@ -6,7 +6,9 @@
 // A path is under LOCALPREFIX by whole components (/mnt/hdfs/x is, /mnt/hdfsx is not),
 // compared after making it absolute (from the working directory) and removing ".",
 // ".." and repeated slashes, as text: symbolic links are not followed. The hdfs
-// provider then answers for the HDFS name; the chunk table keeps the local one.
+// provider then answers for the HDFS name; the chunk table keeps the local one. A
+// local file of another size than the HDFS one is DLI_ERR_ARG (the prefix leads to
+// another file); a path the asking host cannot see is not checked.
 #pragma once
 #include <optional>
 #include <string>

@@ -156,6 +156,21 @@ def test_a_namenode_not_there_is_found_out_at_once(mpirun, program, mount, tmp_p
     assert seconds < QUICK
 
 
+def test_a_local_file_of_another_size_is_not_the_hdfs_one(mpirun, program, nn, mount, tmp_path):
+    """A prefix that leads to another file: its blocks would misplace every byte, so
+    libdli refuses it (the sizes differ) and the file is read as it is."""
+    local = tmp_path / "elsewhere"
+    (local / "1 replica").mkdir(parents=True)
+    mapped = {"data": mount["files"][1]["data"][:200000]}
+    (local / "1 replica" / "data.bin").write_bytes(mapped["data"])
+    out = tmp_path / "out"
+    run = remap.run_reader(mpirun, program, local / "1 replica" / "data.bin", out, 3,
+                           ["piox_locality=remap", mount_hint(local, nn.name("/remap"))])
+    assert len(block_requests(nn)) == 1
+    assert_read_as_it_is(run, mapped, out, 3, "the local file has 200000 bytes, "
+                         f"{nn.name('/remap/1 replica/data.bin')} has {len(mount['files'][1]['data'])}")
+
+
 @pytest.mark.parametrize("value, why", [
     ("relative=hdfs://nn/", "is not an absolute path"),
     ("{local}", "expected LOCALPREFIX=HDFSURL"),
