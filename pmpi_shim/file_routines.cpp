@@ -2,6 +2,7 @@
 #include "file_routines.h"
 
 #include "own_transfer.h"
+#include "piox_log.h"
 #include "config.h"
 #include "errors.h"
 #include "registry.h"
@@ -64,8 +65,13 @@ int File_set_view(decltype(&PMPI_File_set_view) next, FileRecord *record, MPI_Fi
             return rc;
     }
     int rc = next(fh, disp, etype, filetype, datarep, info);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
         mpiio::view_was_set(file, disp, etype, filetype, datarep);
+        if (file.remap != nullptr)
+            piox_debug("'%s': locality remapping %s", record->filename(),
+                       file.default_view ? "on again: the default view is back"
+                                         : "off: a view other than the default one is set");
+    }
     // MPI_File_set_view resets the shared pointer to zero (MPI-3.1 13.3). Every
     // process takes part, even one whose set_view failed, so that none is left waiting.
     const int reset = file.sfp != nullptr ? mpiio::reset_shared_pointer(*file.sfp) : MPI_SUCCESS;

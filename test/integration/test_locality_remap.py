@@ -98,6 +98,7 @@ def test_remapping_stays_off(mpirun, program, mapped_file, tmp_path, case, args,
     if why is None:  # remapped at open, but reads through another view are not
         assert b"".join(shares.read_shares(out, 3)) == mapped_file["data"]
         assert all(shares.stats_bytes(run["stats"][r]) == (0, 0) for r in range(3))
+        assert any("a view other than the default one" in line for line in run["off"]), run["off"]
     else:
         assert_not_remapped(run, mapped_file, out, 3, why)
 
