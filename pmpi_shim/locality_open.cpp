@@ -5,6 +5,7 @@
 #include "piox_log.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -96,17 +97,38 @@ std::unique_ptr<mpiio::ChunkRemap> remap_of(const DliLibrary &dli, const DLI_Chu
     return out;
 }
 
-// The aggregate state of a file whose chunk map is `map`: the scheduler's static
-// assignment names each chunk's reader, a rank on a host that stores it where there is
-// one, with bytes balanced over the ranks; null (with a PIOX_DEBUG line) when it fails.
+// Each rank's speed for the readers' assignment: the bytes its host stores, shared
+// by the host's ranks (at least a hundredth of an even share, so that a host that
+// stores nothing still reads what no host of the job stores).
+std::vector<double> reader_speeds(const DLI_Chunk_map &map)
+{
+    const int nranks = map.nprocesses;
+    const double floor = static_cast<double>(map.all.file_size) / nranks / 100 + 1;
+    std::vector<double> speeds;
+    for (int r = 0; r < nranks; r++) {
+        int sharing = 0;
+        for (int q = 0; q < nranks; q++)
+            sharing += std::strcmp(map.processes[q].process, map.processes[r].process) == 0;
+        speeds.push_back(std::max(floor, static_cast<double>(map.processes[r].local_bytes) / sharing));
+    }
+    return speeds;
+}
+
+// The aggregate state of a file whose chunk map is `map`, or null (with a PIOX_DEBUG
+// line). The scheduler's static assignment names each chunk's reader, with each
+// rank's speed the bytes its host stores (reader_speeds): a rank then reads its host's
+// chunks, and bytes per reader are as balanced as the placement allows. With equal
+// speeds instead, a host that stores half the file would have its ranks read a third
+// of it and send the rest to other hosts, to be read remotely there.
 std::unique_ptr<mpiio::AggregateFile> aggregate_of(const DliLibrary &dli, const DLI_Chunk_map &map,
                                                    int rank, MPI_Comm comm, const char *filename)
 {
     std::vector<const char *> hosts;
     for (int r = 0; r < map.nprocesses; r++)
         hosts.push_back(map.processes[r].process);
+    const std::vector<double> speeds = reader_speeds(map);
     DLI_Assignment *assignment = nullptr;
-    const int scheduled = dli.sched_static(&map.all, map.nprocesses, hosts.data(), nullptr,
+    const int scheduled = dli.sched_static(&map.all, map.nprocesses, hosts.data(), speeds.data(),
                                            kSchedulerSeed, &assignment);
     std::unique_ptr<mpiio::AggregateFile> out;
     mpiio::AggregatePlan plan;
@@ -154,6 +176,16 @@ void attach_locality(MPI_Comm comm, int amode, MPI_Info info, const FileConfig &
     if (dli->map_chunks_comm(comm, info, filename, &map) != DLI_SUCCESS) {
         piox_debug("'%s': locality %s off: libdli cannot describe its storage: %s", filename,
                    mode, dli->last_error());
+        return;
+    }
+    // A table of another file, or of this one before it changed, would misplace bytes.
+    MPI_Offset size = -1;
+    if (PMPI_File_get_size(file.fh, &size) != MPI_SUCCESS || size != map->all.file_size) {
+        piox_debug("'%s': locality %s off: its chunk table describes %lld bytes, the file "
+                   "has %lld",
+                   filename, mode, static_cast<long long>(map->all.file_size),
+                   static_cast<long long>(size));
+        dli->free(map);
         return;
     }
     int rank = 0;

@@ -35,9 +35,12 @@ class MpiRun:
     """
 
     def __init__(self, launcher=MPIEXEC, library=PIOX_LIB, env_flag="-genv", local_env_flag="-env",
-                 extra_args=()):
+                 extra_args=(), build=BUILD):
         self.launcher = launcher
         self.library = library
+        # libpiox loads libdli for locality from where it was installed first: the tests
+        # use the build tree's, so that they test what was just built.
+        self.dli_library = Path(build) / "locality" / ".libs" / "libdli.so.0"
         self.env_flag = env_flag
         self.local_env_flag = local_env_flag
         self.extra_args = list(extra_args)
@@ -47,6 +50,7 @@ class MpiRun:
         settings = dict(env or {})
         if piox:
             settings["LD_PRELOAD"] = str(self.library)
+            settings.setdefault("PIOX_DLI_LIBRARY", str(self.dli_library))
         argv = [str(a) for a in argv]
         if not hosts:
             for key, value in settings.items():
@@ -115,7 +119,8 @@ def openmpi_run():
         pytest.skip("Open MPI or its libpiox build (_build/openmpi) is not installed")
     # Open MPI's -x exports to every rank; per-segment settings use the same flag.
     return MpiRun(launcher="mpirun.openmpi", library=OPENMPI_LIB, env_flag="-x",
-                  local_env_flag="-x", extra_args=["--allow-run-as-root", "--oversubscribe"])
+                  local_env_flag="-x", extra_args=["--allow-run-as-root", "--oversubscribe"],
+                  build=OPENMPI_BUILD)
 
 
 @pytest.fixture(scope="session")
