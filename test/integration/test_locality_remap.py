@@ -137,3 +137,13 @@ def test_on_ceph_a_writable_file_is_read_as_it_is(mpirun, program, ceph_cluster,
     run = run_reader(mpirun, program, mapped["path"], out, 3, ["--rdwr", "piox_locality=remap"],
                      env={"CEPH_CONF": str(ceph_cluster.conf)})
     assert_not_remapped(run, mapped, out, 3, "opened for writing")
+
+
+def test_a_map_of_another_size_leaves_reading_alone(mpirun, program, mapped_file, tmp_path):
+    with open(mapped_file["path"], "ab") as grown:  # the file changed since its map was made
+        grown.write(b"more")
+    mapped_file["data"] += b"more"
+    out = tmp_path / "out"
+    run = run_reader(mpirun, program, mapped_file["path"], out, 3,
+                     ["piox_locality=remap", f"dli_map_file={mapped_file['map']}"])
+    assert_not_remapped(run, mapped_file, out, 3, "its chunk table describes 24500 bytes, the file has 24504")
