@@ -115,11 +115,12 @@ std::vector<double> reader_speeds(const DLI_Chunk_map &map)
 }
 
 // The aggregate state of a file whose chunk map is `map`, or null (with a PIOX_DEBUG
-// line). The scheduler's static assignment names each chunk's reader, with each
-// rank's speed the bytes its host stores (reader_speeds): a rank then reads its host's
-// chunks, and bytes per reader are as balanced as the placement allows. With equal
-// speeds instead, a host that stores half the file would have its ranks read a third
-// of it and send the rest to other hosts, to be read remotely there.
+// line). A chunk stored on the host of the rank whose share holds it is read by that
+// rank. Every other chunk's reader is named by the scheduler's static assignment,
+// with each rank's speed the bytes its host stores (reader_speeds): a rank then reads
+// its host's chunks, and bytes per reader are as balanced as the placement allows.
+// With equal speeds instead, a host that stores half the file would have its ranks
+// read a third of it and send the rest to other hosts, to be read remotely there.
 std::unique_ptr<mpiio::AggregateFile> aggregate_of(const DliLibrary &dli, const DLI_Chunk_map &map,
                                                    int rank, MPI_Comm comm, const char *filename)
 {
@@ -132,15 +133,27 @@ std::unique_ptr<mpiio::AggregateFile> aggregate_of(const DliLibrary &dli, const 
                                            kSchedulerSeed, &assignment);
     std::unique_ptr<mpiio::AggregateFile> out;
     mpiio::AggregatePlan plan;
+    int64_t read_where_stored = 0;
     if (scheduled == DLI_SUCCESS) {
+        const int nranks = map.nprocesses;
+        const MPI_Offset share = map.all.file_size / nranks;
         for (int c = 0; c < map.all.count; c++) {
-            plan.chunk_end.push_back(map.all.chunks[c].offset + map.all.chunks[c].length);
-            plan.reader.push_back(assignment->rank_of_chunk[c]);
+            const DLI_Chunk &chunk = map.all.chunks[c];
+            plan.chunk_end.push_back(chunk.offset + chunk.length);
+            // The rank whose share, as programs split files (rank * size / nprocs), holds
+            // the chunk reads it itself where its host stores it: those bytes need not move.
+            const int owner = share > 0 ? static_cast<int>(std::min<MPI_Offset>(
+                                              nranks - 1, (chunk.offset + chunk.length / 2) / share))
+                                        : nranks - 1;
+            plan.reader.push_back(chunk_is_local(map.processes[owner], c) ? owner
+                                                                          : assignment->rank_of_chunk[c]);
             plan.local.push_back(chunk_is_local(map.processes[rank], c));
+            if (chunk_is_local(map.processes[plan.reader.back()], c))
+                read_where_stored += chunk.length;
         }
         piox_debug("'%s': locality aggregation over %d chunks: %.1f%% of the bytes read "
                    "where they are stored",
-                   filename, map.all.count, percent(assignment->local_bytes, assignment->total_bytes));
+                   filename, map.all.count, percent(read_where_stored, map.all.file_size));
         dli.free(assignment);
     }
     // The outcome above is the same on every process: all attach, or none.
