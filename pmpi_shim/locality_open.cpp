@@ -1,4 +1,4 @@
-// See locality_remap.h.
+// See locality_open.h.
 #include "locality_open.h"
 
 #include "dli_library.h"
@@ -54,6 +54,15 @@ bool chunk_is_local(const DLI_Process_chunks &process, int chunk)
     return std::binary_search(process.chunk_index, process.chunk_index + process.count, chunk);
 }
 
+// Each rank's host, as the map names them (one process per rank).
+std::vector<const char *> rank_hosts(const DLI_Chunk_map &map)
+{
+    std::vector<const char *> hosts;
+    for (int r = 0; r < map.nprocesses; r++)
+        hosts.push_back(map.processes[r].process);
+    return hosts;
+}
+
 double percent(int64_t part, int64_t whole)
 {
     return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 100.0;
@@ -64,9 +73,7 @@ double percent(int64_t part, int64_t whole)
 std::unique_ptr<mpiio::ChunkRemap> remap_of(const DliLibrary &dli, const DLI_Chunk_map &map,
                                             int rank, const char *filename)
 {
-    std::vector<const char *> hosts;
-    for (int r = 0; r < map.nprocesses; r++)
-        hosts.push_back(map.processes[r].process);
+    std::vector<const char *> hosts = rank_hosts(map);  // the C API takes const char **
     DLI_Remap *remap = nullptr;
     if (dli.sched_remap(&map.all, map.nprocesses, hosts.data(), kSchedulerSeed, &remap) !=
         DLI_SUCCESS) {
@@ -124,9 +131,7 @@ std::vector<double> reader_speeds(const DLI_Chunk_map &map)
 std::unique_ptr<mpiio::AggregateFile> aggregate_of(const DliLibrary &dli, const DLI_Chunk_map &map,
                                                    int rank, MPI_Comm comm, const char *filename)
 {
-    std::vector<const char *> hosts;
-    for (int r = 0; r < map.nprocesses; r++)
-        hosts.push_back(map.processes[r].process);
+    std::vector<const char *> hosts = rank_hosts(map);  // the C API takes const char **
     const std::vector<double> speeds = reader_speeds(map);
     DLI_Assignment *assignment = nullptr;
     const int scheduled = dli.sched_static(&map.all, map.nprocesses, hosts.data(), speeds.data(),
