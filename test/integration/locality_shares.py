@@ -14,7 +14,7 @@ HOSTS = ["nodeA", "nodeB", "nodeC"]
 CHUNK = 1000
 
 SHARE_LINE = re.compile(r"^share (\d+) (-?\d+) (-?\d+) (-?\d+) (-?\d+)$", re.M)
-STATS_LINE = re.compile(r"^piox\[(\d+)\]: stats '.*': .*; locality ([^;]*);", re.M)
+STATS_LINE = re.compile(r"^piox\[(\d+)\]: stats '.*': .*; locality ([^;]*);(.*)$", re.M)
 REMAP_LINE = re.compile(r"locality remapping of (\d+) chunks: ([\d.]+)% of the bytes local "
                         r"\(([\d.]+)% without\)")
 AGGREGATE_LINE = re.compile(r"locality aggregation over (\d+) chunks: ([\d.]+)% of the bytes read "
@@ -117,14 +117,16 @@ def best_local_bytes(chunks, hosts_of_chunk, rank_hosts):
 
 def parse_run(stdout, stderr, nranks):
     """What one run printed: {"shares": {rank: (offset, length, read, position)},
-    "stats": {rank: text after 'locality '}, "remap": (chunks, after %, before %) or
+    "stats": {rank: text after 'locality '}, "stats_lines": {rank: the routines and their
+    counts}, "remap": (chunks, after %, before %) or
     None, "aggregate": (chunks, % read where stored) or None, "off": [why, ...]}."""
     shares = {int(m[1]): tuple(int(x) for x in m.groups()[1:]) for m in SHARE_LINE.finditer(stdout)}
     assert sorted(shares) == list(range(nranks)), stdout + stderr
     stats = {int(m[1]): m[2] for m in STATS_LINE.finditer(stderr)}
+    stats_lines = {int(m[1]): m[3] for m in STATS_LINE.finditer(stderr)}
     remap = REMAP_LINE.search(stderr)
     aggregate = AGGREGATE_LINE.search(stderr)
-    return {"shares": shares, "stats": stats,
+    return {"shares": shares, "stats": stats, "stats_lines": stats_lines,
             "remap": (int(remap[1]), float(remap[2]), float(remap[3])) if remap else None,
             "aggregate": (int(aggregate[1]), float(aggregate[2])) if aggregate else None,
             "off": [m[2] for m in OFF_LINE.finditer(stderr)]}

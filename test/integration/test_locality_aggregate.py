@@ -48,6 +48,14 @@ def test_collective_reads_are_the_files_bytes(mpirun, program, mapped_file, tmp_
     assert_read_once_where_promised(run, mapped_file, 6)
 
 
+@pytest.mark.parametrize("how", COLLECTIVE_FORMS)
+def test_large_count_forms_too(mpirun, program, mapped_file, tmp_path, how):
+    run = read_all(mpirun, program, mapped_file, tmp_path / "out", 6,
+                   ["--how", how, "--large-count", f"dli_map_file={mapped_file['map']}"])
+    assert_read_once_where_promised(run, mapped_file, 6)
+    assert all("_c=" in run["stats_lines"][r] for r in range(6))  # the _c routines were called
+
+
 def test_through_a_view(mpirun, program, mapped_file, tmp_path):
     run = read_all(mpirun, program, mapped_file, tmp_path / "out", 3,
                    ["--how", "at_all", "--view", f"dli_map_file={mapped_file['map']}"])

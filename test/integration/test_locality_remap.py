@@ -59,6 +59,16 @@ def test_every_read_form_sees_a_permutation(mpirun, program, mapped_file, tmp_pa
             assert position == offset + length
 
 
+@pytest.mark.parametrize("how", ["at", "at_all", "iat", "at_all_split", "pointer_all"])
+def test_large_count_forms_see_the_permutation(mpirun, program, mapped_file, tmp_path, how):
+    out = tmp_path / "out"
+    run = run_reader(mpirun, program, mapped_file["path"], out, 6,
+                     ["--how", how, "--large-count", "piox_locality=remap",
+                      f"dli_map_file={mapped_file['map']}"])
+    assert_remapped(run, mapped_file, out, 6)
+    assert all("_c=" in run["stats_lines"][r] for r in range(6))  # the _c routines were called
+
+
 @pytest.mark.parametrize("nranks", [3, 6])
 def test_the_placement_allows_and_remapping_reaches(mpirun, program, mapped_file, tmp_path, nranks):
     out = tmp_path / "out"

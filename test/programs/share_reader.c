@@ -5,7 +5,8 @@
  * piox with locality remapping, the bytes it reads are a permutation of the file's
  * chunks; the test reassembles the shares to check that.
  *
- *   share_reader FILE OUTDIR [--how HOW] [--pieces N] [--rdwr] [--view] [KEY=VALUE ...]
+ *   share_reader FILE OUTDIR [--how HOW] [--pieces N] [--rdwr] [--view] [--large-count]
+ *                [KEY=VALUE ...]
  *
  * HOW is how the share is read:
  *   at (default)   MPI_File_read_at
@@ -20,7 +21,8 @@
  * --pieces N reads the share in N calls of about equal length (the last one longer),
  * so that reads start and end inside chunks. --rdwr opens the file MPI_MODE_RDWR;
  * --view sets a view that is not the default one but places bytes as it does (etype
- * MPI_BYTE, filetype 8 contiguous bytes). KEY=VALUE pairs go into the info of
+ * MPI_BYTE, filetype 8 contiguous bytes). --large-count calls the MPI-4 _c forms of
+ * the routines (where the MPI library has them). KEY=VALUE pairs go into the info of
  * MPI_File_open (piox_locality=remap, dli_map_file=...).
  *
  * Writes the bytes it read to OUTDIR/share.RANK and prints one line per rank:
@@ -34,6 +36,14 @@
 #include <string.h>
 
 #include "testlib.h"
+
+/* The routine in the form asked for: MPI-4's large-count MPI_File_name_c, or MPI_File_name. */
+#if MPI_VERSION >= 4
+#define READ_FORM(name, ...) (large_count ? MPI_File_##name##_c(__VA_ARGS__) : MPI_File_##name(__VA_ARGS__))
+#else
+#define READ_FORM(name, ...) MPI_File_##name(__VA_ARGS__)
+#endif
+static int large_count;
 
 enum how { AT, AT_ALL, IAT, IAT_ALL, AT_ALL_SPLIT, POINTER, POINTER_ALL, VECTOR };
 
@@ -57,28 +67,28 @@ static MPI_Count read_piece(MPI_File fh, enum how how, MPI_Offset offset, char *
     memset(&status, 0, sizeof status);
     switch (how) {
     case AT:
-        CHECK_MPI(MPI_File_read_at(fh, offset, buf, length, MPI_BYTE, &status));
+        CHECK_MPI(READ_FORM(read_at, fh, offset, buf, length, MPI_BYTE, &status));
         break;
     case AT_ALL:
-        CHECK_MPI(MPI_File_read_at_all(fh, offset, buf, length, MPI_BYTE, &status));
+        CHECK_MPI(READ_FORM(read_at_all, fh, offset, buf, length, MPI_BYTE, &status));
         break;
     case IAT:
-        CHECK_MPI(MPI_File_iread_at(fh, offset, buf, length, MPI_BYTE, &request));
+        CHECK_MPI(READ_FORM(iread_at, fh, offset, buf, length, MPI_BYTE, &request));
         CHECK_MPI(MPI_Wait(&request, &status));
         break;
     case IAT_ALL:
-        CHECK_MPI(MPI_File_iread_at_all(fh, offset, buf, length, MPI_BYTE, &request));
+        CHECK_MPI(READ_FORM(iread_at_all, fh, offset, buf, length, MPI_BYTE, &request));
         CHECK_MPI(MPI_Wait(&request, &status));
         break;
     case AT_ALL_SPLIT:
-        CHECK_MPI(MPI_File_read_at_all_begin(fh, offset, buf, length, MPI_BYTE));
+        CHECK_MPI(READ_FORM(read_at_all_begin, fh, offset, buf, length, MPI_BYTE));
         CHECK_MPI(MPI_File_read_at_all_end(fh, buf, &status));
         break;
     case POINTER:
-        CHECK_MPI(MPI_File_read(fh, buf, length, MPI_BYTE, &status));
+        CHECK_MPI(READ_FORM(read, fh, buf, length, MPI_BYTE, &status));
         break;
     case POINTER_ALL:
-        CHECK_MPI(MPI_File_read_all(fh, buf, length, MPI_BYTE, &status));
+        CHECK_MPI(READ_FORM(read_all, fh, buf, length, MPI_BYTE, &status));
         break;
     case VECTOR: {
         MPI_Datatype every_other;
@@ -124,6 +134,8 @@ int main(int argc, char **argv)
             amode = MPI_MODE_RDWR;
         } else if (!strcmp(argv[i], "--view")) {
             byte_view = 1;
+        } else if (!strcmp(argv[i], "--large-count")) {
+            large_count = 1;
         } else {
             char *eq = strchr(argv[i], '=');
             if (eq) {
