@@ -2,11 +2,11 @@
 #include "aggregate_read.h"
 
 #include "access_check.h"
+#include "aggregate_pieces.h"
 #include "errors.h"
 #include "open_file.h"
 #include "packed_transfer.h"
 #include "piox_fsprobe.h"
-#include "piox_view.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -20,233 +20,412 @@
 namespace piox::mpiio {
 namespace {
 
-constexpr size_t kMostExtents = size_t(1) << 20;  // an access mapped to more is the library's
-constexpr MPI_Offset kSieveGap = 64 << 10;         // a reader reads across gaps this small, within a chunk
+// A process asking more pieces than this of one call leaves the call to the library:
+// each process's list must fit an MPI count, and so must every datatype's blocks.
+constexpr size_t kMostPieces = size_t(1) << 20;
 
-// A run of file bytes one rank asks one reader for.
-struct Piece {
-    int64_t offset, length;
-};
-
-// The file bytes of an access, in stream order, exactly; false when piox cannot map
-// them (no flattened view, a representation other than "native", too many pieces, a
-// filetype that reads bytes twice).
-bool access_extents(OpenFile &file, MPI_Offset offset, MPI_Offset bytes,
-                    std::vector<piox_extent> *out)
-{
-    out->clear();
-    if (bytes == 0)
-        return true;
-    if (file.atomic == nullptr) {
-        if (!file.default_view)
-            return false;
-        out->push_back({offset, bytes});
-        return true;
-    }
-    AtomicFile &atomic = *file.atomic;
-    if (current_view(atomic) != MPI_SUCCESS || !atomic.native)
-        return false;
-    for (size_t cap = 64;; cap *= 4) {
-        out->resize(cap);
-        int n = 0;
-        if (piox_view_extents(atomic.view, offset, bytes, out->data(), static_cast<int>(cap),
-                              &n) != MPI_SUCCESS)
-            return false;
-        if (static_cast<size_t>(n) < cap) {  // not coarsened: exact
-            out->resize(static_cast<size_t>(n));
-            MPI_Offset covered = 0;
-            for (const piox_extent &e : *out)
-                covered += e.length;
-            return covered == bytes;
-        }
-        if (cap >= kMostExtents)
-            return false;
-    }
-}
-
-// The chunk holding file byte `at`; plan.chunk_end.size() past the last chunk.
-size_t chunk_of(const AggregatePlan &plan, MPI_Offset at)
-{
-    return static_cast<size_t>(std::upper_bound(plan.chunk_end.begin(), plan.chunk_end.end(), at) -
-                               plan.chunk_end.begin());
-}
-
-// What one rank asks of every reader: pieces split at chunk boundaries, grouped by
-// reader, and where each piece's bytes go in the rank's stream.
-struct Requests {
-    std::vector<std::vector<Piece>> to;         // per reader
-    std::vector<std::vector<MPI_Offset>> into;  // per reader, per piece: stream position
-};
-
-Requests requests_for(const AggregatePlan &plan, const std::vector<piox_extent> &extents,
-                      int nranks, int rank)
-{
-    Requests req{std::vector<std::vector<Piece>>(static_cast<size_t>(nranks)),
-                 std::vector<std::vector<MPI_Offset>>(static_cast<size_t>(nranks))};
-    MPI_Offset stream = 0;
-    for (const piox_extent &e : extents) {
-        for (MPI_Offset at = e.offset, end = e.offset + e.length; at < end;) {
-            const size_t c = chunk_of(plan, at);
-            // Bytes past the chunk table (the file grew since open): read them yourself.
-            const bool known = c < plan.chunk_end.size();
-            const MPI_Offset piece_end = known ? std::min(end, plan.chunk_end[c]) : end;
-            const int reader = known ? plan.reader[c] : rank;
-            req.to[static_cast<size_t>(reader)].push_back({at, piece_end - at});
-            req.into[static_cast<size_t>(reader)].push_back(stream);
-            stream += piece_end - at;
-            at = piece_end;
-        }
-    }
-    return req;
-}
-
-// Reads [offset, offset + length) with pread into data; bytes past the end of the file
-// are left as zeros. False with errno on an error.
-bool read_range(int fd, char *data, MPI_Offset length, MPI_Offset offset)
-{
-    for (MPI_Offset done = 0; done < length;) {
-        const ssize_t got = pread(fd, data + done, static_cast<size_t>(length - done), offset + done);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0)
-            return false;
-        if (got == 0) {
-            std::memset(data + done, 0, static_cast<size_t>(length - done));
-            return true;
-        }
-        done += got;
-    }
-    return true;
-}
-
-// The reader's part: every piece the ranks asked it for, read once (neighbouring
-// pieces in one read across small gaps), copied into one reply per rank in the order
-// asked. Counts bytes read for the statistics. errno-style failure: false.
-bool serve(AggregateFile &agg, int rank, const std::vector<std::vector<Piece>> &asked,
-           std::vector<char> *replies)
-{
-    std::vector<Piece> sorted;
-    MPI_Offset total = 0;
-    for (const auto &pieces : asked)
-        for (const Piece &p : pieces)
-            sorted.push_back(p), total += p.length;
-    std::sort(sorted.begin(), sorted.end(),
-              [](const Piece &a, const Piece &b) { return a.offset < b.offset; });
-    // Merged: pieces that touch or overlap, and pieces of one chunk across a small gap
-    // (that chunk's bytes are where the reader is; another chunk's may not be).
-    std::vector<Piece> ranges;
-    for (const Piece &p : sorted) {
-        const MPI_Offset end = ranges.empty() ? 0 : ranges.back().offset + ranges.back().length;
-        const bool joins = !ranges.empty() &&
-                           (p.offset <= end || (p.offset - end <= kSieveGap &&
-                                                chunk_of(agg.plan, end - 1) == chunk_of(agg.plan, p.offset)));
-        if (joins)
-            ranges.back().length = std::max(ranges.back().length, p.offset + p.length - ranges.back().offset);
-        else
-            ranges.push_back(p);
-    }
-    std::vector<MPI_Offset> starts;  // each range's place in the staging buffer
-    MPI_Offset staged = 0;
-    for (const Piece &r : ranges)
-        starts.push_back(staged), staged += r.length;
-    std::vector<char> stage(static_cast<size_t>(staged));
-    for (size_t i = 0; i < ranges.size(); i++) {
-        if (!read_range(agg.fd, stage.data() + starts[i], ranges[i].length, ranges[i].offset))
-            return false;
-        for (MPI_Offset at = ranges[i].offset, end = at + ranges[i].length; at < end;) {
-            const size_t c = chunk_of(agg.plan, at);
-            const MPI_Offset to = c < agg.plan.chunk_end.size() ? std::min(end, agg.plan.chunk_end[c]) : end;
-            const bool local = c < agg.plan.local.size() && agg.plan.local[c];
-            (local ? agg.local_bytes : agg.remote_bytes) += static_cast<uint64_t>(to - at);
-            at = to;
-        }
-    }
-    replies->resize(static_cast<size_t>(total));
-    MPI_Offset out = 0;
-    for (size_t q = 0; q < asked.size(); q++) {
-        for (const Piece &p : asked[q]) {
-            // The range holding p: the last one starting at or before it.
-            const size_t r = static_cast<size_t>(
-                std::upper_bound(ranges.begin(), ranges.end(), p.offset,
-                                 [](MPI_Offset at, const Piece &range) { return at < range.offset; }) -
-                ranges.begin()) - 1;
-            std::memcpy(replies->data() + out, stage.data() + starts[r] + (p.offset - ranges[r].offset),
-                        static_cast<size_t>(p.length));
-            out += p.length;
-            if (static_cast<int>(q) != rank)
-                agg.for_others += static_cast<uint64_t>(p.length);
-        }
-    }
-    return true;
-}
-
-// Bytes of the stream that the file holds: up to the first byte at or past its end.
-MPI_Offset held_prefix(const std::vector<piox_extent> &extents, MPI_Offset file_size)
-{
-    MPI_Offset held = 0;
-    for (const piox_extent &e : extents) {
-        const MPI_Offset in_file = std::max<MPI_Offset>(0, std::min(e.length, file_size - e.offset));
-        held += in_file;
-        if (in_file < e.length)
-            break;
-    }
-    return held;
-}
+static_assert(sizeof(Piece) == 2 * sizeof(int64_t), "pieces travel as pairs of MPI_INT64_T");
 
 bool fits_int(MPI_Offset n) { return n >= 0 && n <= INT_MAX; }
 
-// MPI_Alltoallv's displacements for `counts`; the total in *sum.
-std::vector<int> displacements(const std::vector<int> &counts, MPI_Offset *sum)
+// Memory at an absolute address: `length` items of the unit the exchange moves.
+struct Block {
+    const void *at;
+    int length;
+};
+
+// One MPI_Ialltoallw on MPI_BOTTOM: for each process, the blocks that go to it and
+// those that come from it, as one datatype each. It has no sum of counts that must
+// fit an int, and moves bytes straight between where they are and where they go.
+class Exchange {
+  public:
+    explicit Exchange(int nranks)
+        : send_counts_(static_cast<size_t>(nranks)), recv_counts_(static_cast<size_t>(nranks)),
+          zeros_(static_cast<size_t>(nranks)), send_types_(static_cast<size_t>(nranks), MPI_BYTE),
+          recv_types_(static_cast<size_t>(nranks), MPI_BYTE)
+    {
+    }
+    ~Exchange()
+    {
+        for (MPI_Datatype &t : send_types_)
+            release(&t);
+        for (MPI_Datatype &t : recv_types_)
+            release(&t);
+    }
+    Exchange(const Exchange &) = delete;
+    Exchange &operator=(const Exchange &) = delete;
+
+    int send(int to, const std::vector<Block> &blocks, MPI_Datatype unit)
+    {
+        return describe(blocks, unit, &send_counts_[static_cast<size_t>(to)],
+                        &send_types_[static_cast<size_t>(to)]);
+    }
+    int receive(int from, const std::vector<Block> &blocks, MPI_Datatype unit)
+    {
+        return describe(blocks, unit, &recv_counts_[static_cast<size_t>(from)],
+                        &recv_types_[static_cast<size_t>(from)]);
+    }
+    // The arrays stay here, untouched, until the request completes (MPI asks that).
+    int post(MPI_Comm comm, MPI_Request *request)
+    {
+        return PMPI_Ialltoallw(MPI_BOTTOM, send_counts_.data(), zeros_.data(), send_types_.data(),
+                               MPI_BOTTOM, recv_counts_.data(), zeros_.data(), recv_types_.data(),
+                               comm, request);
+    }
+
+  private:
+    static void release(MPI_Datatype *type)
+    {
+        if (*type != MPI_BYTE)
+            PMPI_Type_free(type);
+    }
+    static int describe(const std::vector<Block> &blocks, MPI_Datatype unit, int *count,
+                        MPI_Datatype *type)
+    {
+        release(type);
+        *type = MPI_BYTE;
+        *count = 0;
+        if (blocks.empty())
+            return MPI_SUCCESS;
+        std::vector<int> lengths;
+        std::vector<MPI_Aint> addresses;
+        for (const Block &b : blocks) {
+            MPI_Aint address = 0;
+            PMPI_Get_address(b.at, &address);
+            lengths.push_back(b.length);
+            addresses.push_back(address);
+        }
+        MPI_Datatype made = MPI_DATATYPE_NULL;
+        int rc = PMPI_Type_create_hindexed(static_cast<int>(blocks.size()), lengths.data(),
+                                           addresses.data(), unit, &made);
+        if (rc == MPI_SUCCESS && (rc = PMPI_Type_commit(&made)) != MPI_SUCCESS)
+            PMPI_Type_free(&made);
+        if (rc == MPI_SUCCESS)
+            *type = made, *count = 1;
+        return rc;
+    }
+
+    std::vector<int> send_counts_, recv_counts_, zeros_;
+    std::vector<MPI_Datatype> send_types_, recv_types_;
+};
+
+}  // namespace
+
+// One collective read on its way through the exchange. Its steps, each a nonblocking
+// collective on AggregateFile::comm: counts (how many pieces each process asks of
+// each, or -1: it declines), pieces (the asks, to the readers), bytes (the readers'
+// errno and bytes, to the askers).
+struct ReadInFlight {
+    enum class Step { queued, counts, pieces, bytes, done };
+
+    explicit ReadInFlight(OpenFile &open_file)
+        : file(open_file), agg(*open_file.aggregate), pieces(nranks_of(agg)), bytes(nranks_of(agg))
+    {
+        PMPI_Comm_size(agg.comm, &nranks);
+        PMPI_Comm_rank(agg.comm, &rank);
+        asks.to.resize(static_cast<size_t>(nranks));
+        asks.into.resize(static_cast<size_t>(nranks));
+    }
+    ~ReadInFlight()
+    {
+        if (memory_type != MPI_DATATYPE_NULL)
+            PMPI_Type_free(&memory_type);
+    }
+    static int nranks_of(const AggregateFile &a)
+    {
+        int n = 0;
+        PMPI_Comm_size(a.comm, &n);
+        return n;
+    }
+
+    OpenFile &file;
+    AggregateFile &agg;
+    int nranks = 0, rank = 0;
+    bool nonblocking = false;
+    bool reads_itself = false;  // a nonblocking read piox cannot map: the library's, at once
+
+    // The access, as this process maps it.
+    void *buf = nullptr;
+    MPI_Count count = 0;
+    MPI_Datatype memory_type = MPI_DATATYPE_NULL;  // a duplicate, while the stream is staged
+    MPI_Offset bytes_asked = 0, held = 0;
+    char *stream = nullptr;           // where the stream's bytes go
+    std::vector<char> staged_stream;  // the stream, when buf is not one block
+    std::vector<char> beyond_end;     // what readers send for bytes past the end of the file
+    Requests asks;
+
+    // The exchange.
+    std::vector<int> ask_counts, asked_counts;  // pieces, to and from each process
+    std::vector<std::vector<Piece>> asked;      // of this process, as a reader
+    StagedPieces staged;
+    int read_errno = 0;             // this process's, as a reader
+    std::vector<int> reader_errno;  // each reader's, as it sent it
+    Exchange pieces, bytes;
+    MPI_Request step_request = MPI_REQUEST_NULL;
+    Step step = Step::queued;
+
+    // The outcome.
+    int rc = MPI_SUCCESS;
+    MPI_Status status{};
+    MPI_Request request = MPI_REQUEST_NULL;  // the program's, for a nonblocking read
+};
+
+namespace {
+
+// The local part: the access's pieces and where their bytes go; false when piox cannot
+// map it (the read is then the library's).
+bool map_access(ReadInFlight &r, MPI_Offset offset, MPI_Datatype datatype)
 {
-    std::vector<int> displ;
-    MPI_Offset at = 0;
-    for (int n : counts)
-        displ.push_back(static_cast<int>(at)), at += n;
-    *sum = at;
-    return displ;
+    MPI_Count size = 0;
+    std::vector<piox_extent> extents;
+    if (offset < 0 || access_bytes(r.count, datatype, &r.bytes_asked) != MPI_SUCCESS ||
+        !fits_int(r.bytes_asked) || PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS ||
+        !access_extents(r.file, offset, r.bytes_asked, &extents))
+        return false;
+    Requests asks = requests_for(r.agg.plan, extents, r.nranks, r.rank);
+    size_t pieces = 0;
+    for (const auto &to_reader : asks.to)
+        pieces += to_reader.size();
+    if (pieces > kMostPieces)
+        return false;
+    struct stat sb {};
+    r.held = held_prefix(extents, fstat(r.agg.fd, &sb) == 0 ? sb.st_size : 0);
+    r.stream = contiguous_data(r.buf, datatype, size);
+    if (r.stream == nullptr && r.bytes_asked > 0) {
+        // The program's bytes first: those past the end of the file keep them.
+        r.staged_stream.resize(static_cast<size_t>(r.bytes_asked));
+        int position = 0;
+        if (PMPI_Pack(r.buf, static_cast<int>(r.count), datatype, r.staged_stream.data(),
+                      static_cast<int>(r.bytes_asked), &position, pack_comm()) != MPI_SUCCESS ||
+            PMPI_Type_dup(datatype, &r.memory_type) != MPI_SUCCESS)
+            return false;
+        r.stream = r.staged_stream.data();
+    }
+    r.beyond_end.resize(static_cast<size_t>(r.bytes_asked - r.held));
+    r.asks = std::move(asks);
+    r.ask_counts.resize(static_cast<size_t>(r.nranks));
+    for (int q = 0; q < r.nranks; q++)
+        r.ask_counts[static_cast<size_t>(q)] = static_cast<int>(r.asks.to[static_cast<size_t>(q)].size());
+    return true;
 }
 
-// The received pieces, into the rank's buffer in stream order: the buffer itself when
-// it is one contiguous block, else a staged copy, unpacked; bytes past the end of the
-// file keep the buffer's contents. The status counts the bytes the file held.
-int deliver(OpenFile &file, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Count size,
-            MPI_Offset bytes, MPI_Offset held, const Requests &req, const std::vector<char> &received,
-            const std::vector<int> &received_displ, MPI_Status *status)
+int post_counts(ReadInFlight &r)
 {
-    char *stream = contiguous_data(buf, datatype, size);
-    std::vector<char> staged;
-    int position = 0;
-    if (stream == nullptr && bytes > 0) {
-        staged.resize(static_cast<size_t>(bytes));
-        if (PMPI_Pack(buf, static_cast<int>(count), datatype, staged.data(), static_cast<int>(bytes),
-                      &position, pack_comm()) != MPI_SUCCESS)
-            return raise_error(file.fh, MPI_ERR_TYPE,
-                               "collective read of '" + file.filename +
-                                   "': piox cannot unpack into the memory type");
-        stream = staged.data();
+    r.asked_counts.assign(static_cast<size_t>(r.nranks), 0);
+    return PMPI_Ialltoall(r.ask_counts.data(), 1, MPI_INT, r.asked_counts.data(), 1, MPI_INT,
+                          r.agg.comm, &r.step_request);
+}
+
+int post_pieces(ReadInFlight &r)
+{
+    r.asked.assign(static_cast<size_t>(r.nranks), {});
+    for (int q = 0; q < r.nranks; q++) {
+        const size_t n = static_cast<size_t>(r.asked_counts[static_cast<size_t>(q)]);
+        r.asked[static_cast<size_t>(q)].resize(n);
+        const auto &mine = r.asks.to[static_cast<size_t>(q)];
+        int rc = MPI_SUCCESS;
+        if (!mine.empty())
+            rc = r.pieces.send(q, {{mine.data(), static_cast<int>(2 * mine.size())}}, MPI_INT64_T);
+        if (rc == MPI_SUCCESS && n > 0)
+            rc = r.pieces.receive(q, {{r.asked[static_cast<size_t>(q)].data(), static_cast<int>(2 * n)}},
+                                  MPI_INT64_T);
+        if (rc != MPI_SUCCESS)
+            return rc;
     }
-    for (size_t q = 0; q < req.to.size(); q++) {
-        MPI_Offset from = received_displ[q];
-        for (size_t i = 0; i < req.to[q].size(); i++) {
-            const MPI_Offset at = req.into[q][i], length = req.to[q][i].length;
-            const MPI_Offset keep = std::max<MPI_Offset>(0, std::min(length, held - at));
-            std::memcpy(stream + at, received.data() + from, static_cast<size_t>(keep));
-            from += length;
+    return r.pieces.post(r.agg.comm, &r.step_request);
+}
+
+// The reader's part, reading what it was asked for, and the asker's, saying where each
+// reader's bytes go: up to the end of the file into the stream, past it aside.
+int post_bytes(ReadInFlight &r)
+{
+    r.read_errno = 0;
+    if (!r.staged.read(r.agg, r.asked))
+        r.read_errno = errno != 0 ? errno : EIO;  // its askers fail; nobody waits
+    for (int q = 0; q < r.nranks; q++) {
+        const auto &wanted = r.asked[static_cast<size_t>(q)];
+        if (wanted.empty())
+            continue;
+        std::vector<Block> blocks{{&r.read_errno, static_cast<int>(sizeof r.read_errno)}};
+        for (const Piece &p : wanted) {
+            blocks.push_back({r.staged.bytes_of(p), static_cast<int>(p.length)});
+            if (q != r.rank)
+                r.agg.for_others += static_cast<uint64_t>(p.length);
+        }
+        if (const int rc = r.bytes.send(q, blocks, MPI_BYTE); rc != MPI_SUCCESS)
+            return rc;
+    }
+    r.reader_errno.assign(static_cast<size_t>(r.nranks), 0);
+    MPI_Offset aside = 0;
+    for (int q = 0; q < r.nranks; q++) {
+        const auto &to_q = r.asks.to[static_cast<size_t>(q)];
+        if (to_q.empty())
+            continue;
+        std::vector<Block> blocks{{&r.reader_errno[static_cast<size_t>(q)], static_cast<int>(sizeof(int))}};
+        for (size_t i = 0; i < to_q.size(); i++) {
+            const MPI_Offset at = r.asks.into[static_cast<size_t>(q)][i], length = to_q[i].length;
+            const MPI_Offset kept = std::clamp<MPI_Offset>(r.held - at, 0, length);
+            if (kept > 0)
+                blocks.push_back({r.stream + at, static_cast<int>(kept)});
+            if (kept < length)
+                blocks.push_back({r.beyond_end.data() + aside, static_cast<int>(length - kept)}),
+                    aside += length - kept;
+        }
+        if (const int rc = r.bytes.receive(q, blocks, MPI_BYTE); rc != MPI_SUCCESS)
+            return rc;
+    }
+    return r.bytes.post(r.agg.comm, &r.step_request);
+}
+
+// The read's outcome: the bytes into the program's buffer and its status, or the
+// worst reader's error.
+void finish(ReadInFlight &r)
+{
+    const int worst = *std::max_element(r.reader_errno.begin(), r.reader_errno.end());
+    if (worst != 0) {
+        const std::string message = "collective read of '" + r.file.filename +
+                                    "': a reader failed: " + std::strerror(worst);
+        r.rc = r.nonblocking ? error_code(MPI_ERR_IO, message)
+                             : raise_error(r.file.fh, MPI_ERR_IO, message);
+        return;
+    }
+    if (r.reads_itself)
+        return;  // its bytes and status are the library's
+    if (!r.staged_stream.empty()) {
+        int position = 0;
+        PMPI_Unpack(r.staged_stream.data(), static_cast<int>(r.bytes_asked), &position, r.buf,
+                    static_cast<int>(r.count), r.memory_type, pack_comm());
+    }
+    PMPI_Status_set_elements_x(&r.status, MPI_BYTE, r.held - r.held % r.file.etype_size);
+}
+
+// Posts the read's next collective, or finishes it when the last one is done.
+void next_step(ReadInFlight &r)
+{
+    using Step = ReadInFlight::Step;
+    int rc = MPI_SUCCESS;
+    switch (r.step) {
+    case Step::queued:
+        rc = post_counts(r);
+        r.step = Step::counts;
+        break;
+    case Step::counts:
+        if (std::any_of(r.asked_counts.begin(), r.asked_counts.end(), [](int n) { return n < 0; })) {
+            r.rc = kNotAggregated;  // everyone sees the same -1s
+            r.step = Step::done;
+            return;
+        }
+        rc = post_pieces(r);
+        r.step = Step::pieces;
+        break;
+    case Step::pieces:
+        rc = post_bytes(r);
+        r.step = Step::bytes;
+        break;
+    case Step::bytes:
+        finish(r);
+        r.step = Step::done;
+        return;
+    case Step::done:
+        return;
+    }
+    if (rc != MPI_SUCCESS) {
+        r.rc = r.nonblocking ? rc : raise_code(r.file.fh, rc);
+        r.step = Step::done;
+    }
+}
+
+// Moves the file's reads in flight on, oldest first: as far as they go without
+// waiting, or, with wait, until `until` is done (every one of them when null). Not
+// further: a read the program started later may need the others to get past a call
+// they make only after this one.
+void advance(AggregateFile &agg, bool wait, const ReadInFlight *until = nullptr)
+{
+    while (!agg.in_flight.empty()) {
+        if (wait && until != nullptr && until->step == ReadInFlight::Step::done)
+            return;
+        ReadInFlight &r = *agg.in_flight.front();
+        if (r.step != ReadInFlight::Step::queued) {
+            int done = 1;
+            const int rc = wait ? PMPI_Wait(&r.step_request, MPI_STATUS_IGNORE)
+                                : PMPI_Test(&r.step_request, &done, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS) {
+                r.rc = r.nonblocking ? rc : raise_code(r.file.fh, rc);
+                r.step = ReadInFlight::Step::done;
+            } else if (!done) {
+                return;
+            }
+        }
+        next_step(r);
+        if (r.step == ReadInFlight::Step::done) {
+            if (r.request != MPI_REQUEST_NULL)
+                PMPI_Grequest_complete(r.request);
+            agg.in_flight.pop_front();
         }
     }
-    if (!staged.empty()) {
-        position = 0;
-        PMPI_Unpack(staged.data(), static_cast<int>(bytes), &position, buf, static_cast<int>(count),
-                    datatype, pack_comm());
-    }
-    if (status != MPI_STATUS_IGNORE) {
-        std::memset(status, 0, sizeof *status);
-        PMPI_Status_set_elements_x(status, MPI_BYTE, held - held % file.etype_size);
+}
+
+#ifdef MPICH_VERSION
+// The program's request for a nonblocking read: an extended generalized request
+// (MPICH's) whose state is a share of the read, advanced by MPI_Wait and MPI_Test
+// through poll_read and wait_read.
+using ReadShare = std::shared_ptr<ReadInFlight>;
+
+int query_read(void *state, MPI_Status *status)
+{
+    const ReadInFlight &r = **static_cast<ReadShare *>(state);
+    *status = r.status;
+    status->MPI_ERROR = r.rc;
+    PMPI_Status_set_cancelled(status, 0);
+    return r.rc;
+}
+
+int free_read(void *state)
+{
+    delete static_cast<ReadShare *>(state);
+    return MPI_SUCCESS;
+}
+
+int cancel_read(void *, int) { return MPI_SUCCESS; }  // a read under way runs to its end
+
+int poll_read(void *state, MPI_Status *)
+{
+    ReadInFlight &r = **static_cast<ReadShare *>(state);
+    if (r.step != ReadInFlight::Step::done)  // else the file may be closed
+        advance(r.agg, false);
+    return MPI_SUCCESS;
+}
+
+int wait_read(int count, void **states, double, MPI_Status *)
+{
+    for (int i = 0; i < count; i++) {
+        ReadInFlight &r = **static_cast<ReadShare *>(states[i]);
+        if (r.step != ReadInFlight::Step::done)
+            advance(r.agg, true, &r);
     }
     return MPI_SUCCESS;
 }
 
+int start_request(const std::shared_ptr<ReadInFlight> &read, MPI_Request *request)
+{
+    auto *state = new ReadShare(read);
+    const int rc = PMPIX_Grequest_start(query_read, free_read, cancel_read, poll_read, wait_read,
+                                        state, request);
+    if (rc != MPI_SUCCESS)
+        delete state;
+    return rc;
+}
+#else
+int start_request(const std::shared_ptr<ReadInFlight> &, MPI_Request *)
+{
+    return MPI_ERR_UNSUPPORTED_OPERATION;  // not called: aggregates<A> keeps them from piox
+}
+#endif
+
 }  // namespace
+
+AggregateFile::AggregateFile() = default;
+AggregateFile::~AggregateFile() = default;
 
 int attach(MPI_Comm comm, const std::string &filename, AggregatePlan plan,
            std::unique_ptr<AggregateFile> *out)
@@ -269,6 +448,7 @@ int attach(MPI_Comm comm, const std::string &filename, AggregatePlan plan,
 
 int detach(AggregateFile &agg)
 {
+    advance(agg, true);  // MPI calls closing with requests pending erroneous; finish them
     if (agg.fd >= 0)
         close(agg.fd);
     agg.fd = -1;
@@ -278,95 +458,44 @@ int detach(AggregateFile &agg)
 int aggregate_read(OpenFile &file, MPI_Offset offset, void *buf, MPI_Count count,
                    MPI_Datatype datatype, MPI_Status *status)
 {
-    AggregateFile &agg = *file.aggregate;
-    int nranks = 0, rank = 0;
-    PMPI_Comm_size(agg.comm, &nranks);
-    PMPI_Comm_rank(agg.comm, &rank);
-    MPI_Offset bytes = 0;
-    MPI_Count size = 0;
-    std::vector<piox_extent> extents;
-    // MPI_Alltoallv counts and displacements are ints: a rank's bytes must fit one.
-    bool ok = offset >= 0 && access_bytes(count, datatype, &bytes) == MPI_SUCCESS &&
-              fits_int(bytes) && PMPI_Type_size_x(datatype, &size) == MPI_SUCCESS &&
-              access_extents(file, offset, bytes, &extents);
-    Requests req;
-    std::vector<int> send_counts(static_cast<size_t>(nranks)), recv_bytes(static_cast<size_t>(nranks));
-    if (ok) {
-        req = requests_for(agg.plan, extents, nranks, rank);
-        for (int q = 0; q < nranks; q++) {
-            MPI_Offset from_q = 0;
-            for (const Piece &p : req.to[static_cast<size_t>(q)])
-                from_q += p.length;
-            ok = ok && fits_int(2 * static_cast<MPI_Offset>(req.to[static_cast<size_t>(q)].size())) &&
-                 fits_int(from_q);
-            send_counts[static_cast<size_t>(q)] = static_cast<int>(2 * req.to[static_cast<size_t>(q)].size());
-            recv_bytes[static_cast<size_t>(q)] = static_cast<int>(from_q);
-        }
+    auto read = std::make_shared<ReadInFlight>(file);
+    read->buf = buf;
+    read->count = count;
+    if (!map_access(*read, offset, datatype))
+        read->ask_counts.assign(static_cast<size_t>(read->nranks), -1);  // all go to the library
+    file.aggregate->in_flight.push_back(read);
+    advance(*file.aggregate, true, read.get());
+    if (read->rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE)
+        *status = read->status;
+    return read->rc;
+}
+
+int aggregate_iread(OpenFile &file, MPI_Offset offset, void *buf, MPI_Count count,
+                    MPI_Datatype datatype, MPI_Request *request)
+{
+    if (request == nullptr)
+        return raise_error(file.fh, MPI_ERR_REQUEST, "'" + file.filename + "': request is NULL");
+    *request = MPI_REQUEST_NULL;
+    auto read = std::make_shared<ReadInFlight>(file);
+    read->nonblocking = true;
+    read->buf = buf;
+    read->count = count;
+    int rc = MPI_SUCCESS;
+    if (!map_access(*read, offset, datatype)) {
+        // This process reads its own bytes, at once; it still takes its part in the
+        // exchange for the others, asking nothing.
+        read->ask_counts.assign(static_cast<size_t>(read->nranks), 0);
+        read->reads_itself = true;
+        rc = library_transfer<MPI_Count>(file.fh, Direction::read, offset, buf, count, datatype,
+                                         file.etype_size, file.native_view, &read->status);
     }
-    // Every process moves its data the same way, or none does.
-    int mine = ok, all = 0;
-    if (PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, agg.comm) != MPI_SUCCESS || !all)
-        return kNotAggregated;
-
-    // Phase 1: the requests, to their readers.
-    std::vector<int> asked_counts(static_cast<size_t>(nranks));
-    int rc = PMPI_Alltoall(send_counts.data(), 1, MPI_INT, asked_counts.data(), 1, MPI_INT, agg.comm);
-    std::vector<int64_t> outgoing;
-    for (const auto &pieces : req.to)
-        for (const Piece &p : pieces)
-            outgoing.push_back(p.offset), outgoing.push_back(p.length);
-    MPI_Offset sent = 0, asked_total = 0;
-    const std::vector<int> sdispl = displacements(send_counts, &sent);
-    const std::vector<int> rdispl = displacements(asked_counts, &asked_total);
-    std::vector<int64_t> incoming(static_cast<size_t>(asked_total));
+    if (rc == MPI_SUCCESS && (rc = start_request(read, request)) != MPI_SUCCESS)
+        rc = raise_code(file.fh, rc);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Alltoallv(outgoing.data(), send_counts.data(), sdispl.data(), MPI_INT64_T,
-                            incoming.data(), asked_counts.data(), rdispl.data(), MPI_INT64_T, agg.comm);
-
-    // Phase 2: read what was asked, and send it back.
-    std::vector<std::vector<Piece>> asked(static_cast<size_t>(nranks));
-    std::vector<int> reply_counts(static_cast<size_t>(nranks));
-    MPI_Offset replies_total = 0;
-    for (int q = 0, at = 0; q < nranks; q++) {
-        MPI_Offset to_q = 0;
-        for (int i = 0; i < asked_counts[static_cast<size_t>(q)]; i += 2, at += 2) {
-            asked[static_cast<size_t>(q)].push_back({incoming[static_cast<size_t>(at)], incoming[static_cast<size_t>(at + 1)]});
-            to_q += incoming[static_cast<size_t>(at + 1)];
-        }
-        reply_counts[static_cast<size_t>(q)] = static_cast<int>(to_q);  // the asker checked it fits
-        replies_total += to_q;
-    }
-    // A reader's replies must fit an int too; else every process goes to the library.
-    int fits = rc == MPI_SUCCESS && fits_int(replies_total), all_fit = 0;
-    if (PMPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_LAND, agg.comm) != MPI_SUCCESS || !all_fit)
-        return rc != MPI_SUCCESS ? raise_code(file.fh, rc) : kNotAggregated;
-    std::vector<char> replies;
-    int read_errno = 0;
-    if (rc == MPI_SUCCESS && !serve(agg, rank, asked, &replies))
-        read_errno = errno != 0 ? errno : EIO;
-    // A reader that failed still sends (zeros), so that nobody waits; all then fail below.
-    replies.resize(static_cast<size_t>(replies_total));
-    MPI_Offset received_total = 0;
-    const std::vector<int> reply_displ = displacements(reply_counts, &replies_total);
-    const std::vector<int> got_displ = displacements(recv_bytes, &received_total);
-    std::vector<char> received(static_cast<size_t>(received_total));
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Alltoallv(replies.data(), reply_counts.data(), reply_displ.data(), MPI_BYTE,
-                            received.data(), recv_bytes.data(), got_displ.data(), MPI_BYTE, agg.comm);
-    int worst_errno = read_errno;
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Allreduce(&read_errno, &worst_errno, 1, MPI_INT, MPI_MAX, agg.comm);
-    if (rc != MPI_SUCCESS)
-        return raise_code(file.fh, rc);
-    if (worst_errno != 0)
-        return raise_error(file.fh, MPI_ERR_IO,
-                           "collective read of '" + file.filename + "': a reader failed: " +
-                               std::strerror(worst_errno));
-
-    struct stat sb {};
-    const MPI_Offset file_size = fstat(agg.fd, &sb) == 0 ? sb.st_size : 0;
-    return deliver(file, buf, count, datatype, size, bytes, held_prefix(extents, file_size), req,
-                   received, got_displ, status);
+        read->request = *request;
+    file.aggregate->in_flight.push_back(read);  // the others count on its part
+    advance(*file.aggregate, false);
+    return rc;
 }
 
 }  // namespace piox::mpiio

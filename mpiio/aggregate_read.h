@@ -1,7 +1,7 @@
 // Collective reads that piox carries out itself as a two-phase read whose readers sit
 // where the data is (piox_locality=aggregate): every chunk a call touches is read once,
 // by the rank the plan names for it, a rank on a host that stores the chunk, and the
-// pieces then travel to the ranks that asked, with MPI_Alltoallv. The program's bytes
+// pieces then travel to the ranks that asked, with MPI_Alltoallw. The program's bytes
 // are those of a plain read; only where the file-system reads happen changes.
 //
 // Why not ROMIO's own two-phase read: its file domains are the call's byte range cut
@@ -9,11 +9,21 @@
 // chunk is stored (cb_config_list takes one entry per host), so on HDFS or Ceph its
 // aggregators read mostly remote chunks.
 //
-// Blocking and split collective reads (MPI lets a split begin do all the work) at an
-// explicit offset or the individual pointer. Nonblocking collective reads stay with
-// the library: a nonblocking call must not wait for the other processes, and this
-// read does. So does every read through a view whose data representation is not
-// "native", and one whose file bytes piox cannot map exactly in bounded memory.
+// Every collective read at an explicit offset or the individual pointer: blocking,
+// split (MPI lets a split begin do all the work) and nonblocking. A nonblocking read
+// must not wait for the other processes, so it is a request that MPI_Wait and MPI_Test
+// advance, step by step, through nonblocking collectives (MPICH's extended generalized
+// requests, as ROMIO's own nonblocking collective I/O; Open MPI 4.1 has none, and
+// there nonblocking collective reads stay with the library). Reads through a view
+// whose data representation is not "native", or whose file bytes piox cannot map
+// exactly in bounded memory, are the library's: the blocking ones go to its
+// collective routine, a nonblocking one becomes that process's own independent read
+// while the others still exchange theirs.
+//
+// The exchange, three collectives on a private communicator per call: MPI_Alltoall of
+// how much each process asks of each reader (or that it declines), MPI_Alltoallv of
+// the pieces asked, MPI_Alltoallw of the bytes, sent from the reader's staging buffer
+// and received into the program's buffer directly, each reader's errno in front.
 #ifndef PIOX_MPIIO_AGGREGATE_READ_H
 #define PIOX_MPIIO_AGGREGATE_READ_H
 
@@ -21,6 +31,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +39,7 @@
 namespace piox::mpiio {
 
 struct OpenFile;
+struct ReadInFlight;  // aggregate_read.cpp
 
 // Who reads what, decided at open (the shim asks libdli): the file's chunks.
 struct AggregatePlan {
@@ -43,24 +55,47 @@ struct AggregateFile {
     // Bytes this rank read as a reader: from chunks its host stores and from others,
     // and of them the bytes other ranks asked for (PIOX_STATS).
     std::atomic<uint64_t> local_bytes{0}, remote_bytes{0}, for_others{0};
+    // The file's collective reads not yet finished, in call order, which MPI makes the
+    // same on every process. Only the oldest has collectives posted on comm, so that
+    // every process posts them in one order.
+    std::deque<std::shared_ptr<ReadInFlight>> in_flight;
+
+    AggregateFile();
+    ~AggregateFile();
 };
+
+// True when this MPI library lets piox carry nonblocking collective reads too.
+#ifdef MPICH_VERSION
+constexpr bool kNonblockingAggregates = true;
+#else
+constexpr bool kNonblockingAggregates = false;
+#endif
 
 // Collective over comm, after the library opened the file: the aggregate state, or an
 // error code on every process.
 int attach(MPI_Comm comm, const std::string &filename, AggregatePlan plan,
            std::unique_ptr<AggregateFile> *out);
 
-// Collective (MPI_File_close).
+// Collective (MPI_File_close): finishes the reads still in flight first.
 int detach(AggregateFile &file);
 
 // aggregate_read's answer when the read is left to the library (on every process alike).
 constexpr int kNotAggregated = -2;
 
 // Collective: count items of datatype at `offset` (etypes of the current view) into
-// buf, read as the plan says. Every process of the file takes part; kNotAggregated on
-// all of them when any cannot (then each hands its read to the library).
+// buf, read as the plan says, after the file's reads in flight. Every process of the
+// file takes part; kNotAggregated on all of them when any cannot (then each hands its
+// read to the library).
 int aggregate_read(OpenFile &file, MPI_Offset offset, void *buf, MPI_Count count,
                    MPI_Datatype datatype, MPI_Status *status);
+
+// The same, nonblocking (kNonblockingAggregates): *request completes when the bytes
+// are in buf. Errors found on the way are the request's: MPI_Wait or MPI_Test returns
+// them, as MPI says of generalized requests. An error in the arguments is returned at
+// once, by the library's independent read, and the process still takes its part in
+// the others' exchange (until MPI_File_close at the latest).
+int aggregate_iread(OpenFile &file, MPI_Offset offset, void *buf, MPI_Count count,
+                    MPI_Datatype datatype, MPI_Request *request);
 
 }  // namespace piox::mpiio
 

@@ -2,8 +2,9 @@
 // current view), whichever way it was positioned (data_access.h).
 //
 // A read of a file piox remaps (chunk_remap.h) goes through the remap, at once and
-// independently, whatever its form (remapped_read.h). A blocking or split collective
-// read of a file in aggregate mode is piox's two-phase read (aggregate_read.h).
+// independently, whatever its form (remapped_read.h). A collective read of a file in
+// aggregate mode is piox's two-phase read (aggregate_read.h); a nonblocking one
+// returns a request that MPI_Wait and MPI_Test advance.
 //
 // piox moves it, locked (locked_transfer.h, own_transfer.h), while the file is in
 // atomic mode and, on a lockless file system, for independent writes and for
@@ -61,12 +62,13 @@ bool remaps(const OpenFile &file)
 }
 
 // True when piox may carry out accesses of kind A as its aggregate read
-// (aggregate_read.h): blocking and split collective reads, outside atomic mode (whose
-// reads take locks).
+// (aggregate_read.h): collective reads (nonblocking ones where the MPI library lets
+// MPI_Wait advance piox's requests), outside atomic mode (whose reads take locks).
 template <typename A>
 bool aggregates(const OpenFile &file)
 {
-    return !A::writes && A::collective && A::completion != Completion::nonblocking &&
+    return !A::writes && A::collective &&
+           (A::completion != Completion::nonblocking || kNonblockingAggregates) &&
            file.aggregate != nullptr && (file.atomic == nullptr || !file.atomic->atomic);
 }
 
@@ -184,7 +186,8 @@ int finished_request(OpenFile &file, int rc, const MPI_Status &status, MPI_Reque
 
 // Finishes an access that piox moves itself, at once, with move(status): a blocking
 // access returns its status; a nonblocking one, a request already complete; a split
-// collective's begin keeps the status for its end call.
+// collective's begin keeps the status for its end call, once move succeeded (a mover
+// that declines, such as aggregate_read's kNotAggregated, leaves no trace).
 template <typename A, typename Out, typename Move>
 int moved_at_once(OpenFile &file, Out out, Move move)
 {
@@ -221,18 +224,16 @@ int transfer_at(OpenFile &file, MPI_Offset offset, BufferOf<A::direction> buf, C
         }
     }
     if (aggregates<A>(file)) {
-        MPI_Status *status = nullptr;
-        if constexpr (A::completion == Completion::blocking)
-            status = out;
+        int rc = kNotAggregated;
+        if constexpr (A::completion == Completion::nonblocking)
+            rc = aggregate_iread(file, offset, data, count, datatype, out);
         else
-            status = &file.split.status;
-        const int rc = aggregate_read(file, offset, data, count, datatype, status);
+            rc = moved_at_once<A>(file, out, [&](MPI_Status *status) {
+                return aggregate_read(file, offset, data, count, datatype, status);
+            });
         if (rc != kNotAggregated) {
             if constexpr (P == Positioning::individual_pointer)
                 file.library_pointer_in_step = false;  // piox reads at explicit offsets
-            if constexpr (A::completion == Completion::split_begin)
-                if (rc == MPI_SUCCESS)
-                    file.split.kind = out, file.split.forwarded = false;
             return rc;
         }
     }

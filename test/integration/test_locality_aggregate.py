@@ -12,7 +12,7 @@ import pytest
 
 import locality_shares as shares
 
-COLLECTIVE_FORMS = ["at_all", "at_all_split", "pointer_all"]
+COLLECTIVE_FORMS = ["at_all", "at_all_split", "pointer_all", "iat_all", "ipointer_all"]
 
 
 @pytest.fixture
@@ -62,7 +62,29 @@ def test_through_a_view(mpirun, program, mapped_file, tmp_path):
     assert_read_once_where_promised(run, mapped_file, 3)
 
 
-@pytest.mark.parametrize("how", ["at", "iat", "iat_all", "pointer"])
+@pytest.mark.parametrize("how", ["at_all", "iat_all", "iat_all_many"])
+def test_views_piox_cannot_map_are_the_librarys(mpirun, program, mapped_file, tmp_path, how):
+    """An "external32" view: a blocking read goes to the library's collective read, a
+    nonblocking one becomes each process's own read while the exchange still runs."""
+    run = read_all(mpirun, program, mapped_file, tmp_path / "out", 3,
+                   ["--how", how, "--pieces", 2, "--external32",
+                    f"dli_map_file={mapped_file['map']}"])
+    assert run["aggregate"] is not None
+    assert all(shares.aggregate_bytes(run["stats"][r]) == (0, 0, 0) for r in range(3))
+
+
+@pytest.mark.parametrize("pieces", [2, 5])
+def test_nonblocking_reads_in_flight_together(mpirun, program, mapped_file, tmp_path, pieces):
+    """Every piece's MPI_File_iread_at_all before any MPI_Wait, waited the last one
+    first: piox's reads in flight finish in call order whichever the program waits on."""
+    run = read_all(mpirun, program, mapped_file, tmp_path / "out", 6,
+                   ["--how", "iat_all_many", "--pieces", pieces,
+                    f"dli_map_file={mapped_file['map']}"])
+    assert_read_once_where_promised(run, mapped_file, 6)
+    assert all(f"MPI_File_iread_at_all={pieces}" in run["stats_lines"][r] for r in range(6))
+
+
+@pytest.mark.parametrize("how", ["at", "iat", "pointer"])
 def test_other_reads_stay_with_the_library(mpirun, program, mapped_file, tmp_path, how):
     run = read_all(mpirun, program, mapped_file, tmp_path / "out", 3,
                    ["--how", how, f"dli_map_file={mapped_file['map']}"])

@@ -79,3 +79,20 @@ def test_locality_queries_are_clean(tmp_path, mpirun, program):
     tool = BUILD / "locality" / "piox-locality"
     result = subprocess.run(VALGRIND + [str(tool), "--ranks", "3", data], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("how", ["at_all", "iat_all_many", "vector"])
+@pytest.mark.parametrize("locality", ["aggregate", "remap"])
+def test_locality_reads_are_clean(locality, how, tmp_path, mpirun, program):
+    """piox's locality reads: the remap (its staged path too, for vector's memory
+    type), and the aggregate exchange, with several nonblocking reads in flight."""
+    import locality_shares as shares
+    mapped = shares.mapped_file(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    result = mpirun(3, VALGRIND + [program("share_reader"), mapped["path"], out, "--how", how,
+                                   "--pieces", "3", f"piox_locality={locality}",
+                                   f"dli_map_file={mapped['map']}"],
+                    hosts=list(shares.HOSTS), env={"PIOX_STATS": "1"}, timeout=600)
+    passed(result)
+    assert f"locality {locality}" in result.stderr, result.stderr

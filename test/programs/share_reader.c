@@ -5,23 +5,27 @@
  * piox with locality remapping, the bytes it reads are a permutation of the file's
  * chunks; the test reassembles the shares to check that.
  *
- *   share_reader FILE OUTDIR [--how HOW] [--pieces N] [--rdwr] [--view] [--large-count]
- *                [KEY=VALUE ...]
+ *   share_reader FILE OUTDIR [--how HOW] [--pieces N] [--rdwr] [--view] [--external32]
+ *                [--large-count] [KEY=VALUE ...]
  *
  * HOW is how the share is read:
  *   at (default)   MPI_File_read_at
  *   at_all         MPI_File_read_at_all
  *   iat            MPI_File_iread_at, then MPI_Wait
  *   iat_all        MPI_File_iread_at_all, then MPI_Wait
+ *   iat_all_many   every piece's MPI_File_iread_at_all first, then MPI_Wait on each,
+ *                  the last one first (several collective reads in flight at once)
  *   at_all_split   MPI_File_read_at_all_begin/end
  *   pointer        MPI_File_seek, then MPI_File_read
  *   pointer_all    MPI_File_seek, then MPI_File_read_all
+ *   ipointer_all   MPI_File_seek, then MPI_File_iread_all and MPI_Wait
  *   vector         MPI_File_read_at into every other byte of a buffer twice as long
  *                  (an MPI_Type_vector memory type: piox's staged path)
  * --pieces N reads the share in N calls of about equal length (the last one longer),
  * so that reads start and end inside chunks. --rdwr opens the file MPI_MODE_RDWR;
  * --view sets a view that is not the default one but places bytes as it does (etype
- * MPI_BYTE, filetype 8 contiguous bytes). --large-count calls the MPI-4 _c forms of
+ * MPI_BYTE, filetype 8 contiguous bytes); --external32 a view of bytes in the
+ * "external32" representation (the same bytes, which piox does not map). --large-count calls the MPI-4 _c forms of
  * the routines (where the MPI library has them). KEY=VALUE pairs go into the info of
  * MPI_File_open (piox_locality=remap, dli_map_file=...).
  *
@@ -45,12 +49,14 @@
 #endif
 static int large_count;
 
-enum how { AT, AT_ALL, IAT, IAT_ALL, AT_ALL_SPLIT, POINTER, POINTER_ALL, VECTOR };
+enum how { AT, AT_ALL, IAT, IAT_ALL, AT_ALL_SPLIT, POINTER, POINTER_ALL, VECTOR, IAT_ALL_MANY,
+           IPOINTER_ALL };
 
 static enum how parse_how(const char *text)
 {
     static const char *names[] = {"at", "at_all", "iat", "iat_all", "at_all_split",
-                                  "pointer", "pointer_all", "vector"};
+                                  "pointer", "pointer_all", "vector", "iat_all_many",
+                                  "ipointer_all"};
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
         if (!strcmp(text, names[i]))
             return (enum how)i;
@@ -90,6 +96,12 @@ static MPI_Count read_piece(MPI_File fh, enum how how, MPI_Offset offset, char *
     case POINTER_ALL:
         CHECK_MPI(READ_FORM(read_all, fh, buf, length, MPI_BYTE, &status));
         break;
+    case IPOINTER_ALL:
+        CHECK_MPI(READ_FORM(iread_all, fh, buf, length, MPI_BYTE, &request));
+        CHECK_MPI(MPI_Wait(&request, &status));
+        break;
+    case IAT_ALL_MANY:  /* read_pieces_at_once's */
+        break;
     case VECTOR: {
         MPI_Datatype every_other;
         char *spread = calloc(2 * (size_t)length + 1, 1);
@@ -108,6 +120,31 @@ static MPI_Count read_piece(MPI_File fh, enum how how, MPI_Offset offset, char *
     return got;
 }
 
+/* The pieces' MPI_File_iread_at_all calls all at once, then their MPI_Waits in the
+ * reverse order; returns the bytes read. */
+static MPI_Count read_pieces_at_once(MPI_File fh, MPI_Offset offset, char *buf, MPI_Offset length,
+                                     int pieces)
+{
+    MPI_Request *requests = calloc((size_t)pieces, sizeof *requests);
+    const MPI_Offset piece = length / pieces;
+    for (int p = 0; p < pieces; p++) {
+        const MPI_Offset from = p * piece;
+        const MPI_Offset take = p == pieces - 1 ? length - from : piece;
+        CHECK_MPI(READ_FORM(iread_at_all, fh, offset + from, buf + from, (int)take, MPI_BYTE,
+                            &requests[p]));
+    }
+    MPI_Count read = 0;
+    for (int p = pieces - 1; p >= 0; p--) {
+        MPI_Status status;
+        MPI_Count got = 0;
+        CHECK_MPI(MPI_Wait(&requests[p], &status));
+        MPI_Get_elements_x(&status, MPI_BYTE, &got);
+        read += got;
+    }
+    free(requests);
+    return read;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -117,12 +154,12 @@ int main(int argc, char **argv)
     if (argc < 3) {
         if (rank == 0)
             fprintf(stderr, "usage: share_reader FILE OUTDIR [--how HOW] [--pieces N] [--rdwr] "
-                            "[--view] [KEY=VALUE ...]\n");
+                            "[--view] [--external32] [--large-count] [KEY=VALUE ...]\n");
         MPI_Finalize();
         return 2;
     }
     enum how how = AT;
-    int pieces = 1, amode = MPI_MODE_RDONLY, byte_view = 0;
+    int pieces = 1, amode = MPI_MODE_RDONLY, byte_view = 0, external32 = 0;
     MPI_Info info;
     MPI_Info_create(&info);
     for (int i = 3; i < argc; i++) {
@@ -134,6 +171,8 @@ int main(int argc, char **argv)
             amode = MPI_MODE_RDWR;
         } else if (!strcmp(argv[i], "--view")) {
             byte_view = 1;
+        } else if (!strcmp(argv[i], "--external32")) {
+            external32 = 1;
         } else if (!strcmp(argv[i], "--large-count")) {
             large_count = 1;
         } else {
@@ -154,6 +193,8 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, eight, "native", MPI_INFO_NULL));
         MPI_Type_free(&eight);
     }
+    if (external32)
+        CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL));
     MPI_Offset size = 0;
     CHECK_MPI(MPI_File_get_size(fh, &size));
     const MPI_Offset avg = size / nprocs;
@@ -161,11 +202,13 @@ int main(int argc, char **argv)
     const MPI_Offset length = rank == nprocs - 1 ? size - offset : avg;
     char *buf = malloc((size_t)length + 1);
     const MPI_Offset piece = length / pieces;  /* the last piece takes the rest */
-    const int individual = how == POINTER || how == POINTER_ALL;
+    const int individual = how == POINTER || how == POINTER_ALL || how == IPOINTER_ALL;
     if (individual)
         CHECK_MPI(MPI_File_seek(fh, offset, MPI_SEEK_SET));
     MPI_Count read = 0;
-    for (int p = 0; p < pieces; p++) {
+    if (how == IAT_ALL_MANY)
+        read = read_pieces_at_once(fh, offset, buf, length, pieces);
+    for (int p = 0; how != IAT_ALL_MANY && p < pieces; p++) {
         const MPI_Offset from = p * piece;
         const MPI_Offset take = p == pieces - 1 ? length - from : piece;
         read += read_piece(fh, how, offset + from, buf + from, (int)take);
