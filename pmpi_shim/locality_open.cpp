@@ -5,8 +5,9 @@
 #include "piox_log.h"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -111,13 +112,13 @@ std::vector<double> reader_speeds(const DLI_Chunk_map &map)
 {
     const int nranks = map.nprocesses;
     const double floor = static_cast<double>(map.all.file_size) / nranks / 100 + 1;
+    std::unordered_map<std::string_view, int> ranks_on;  // per host
+    for (int r = 0; r < nranks; r++)
+        ranks_on[map.processes[r].process]++;
     std::vector<double> speeds;
-    for (int r = 0; r < nranks; r++) {
-        int sharing = 0;
-        for (int q = 0; q < nranks; q++)
-            sharing += std::strcmp(map.processes[q].process, map.processes[r].process) == 0;
-        speeds.push_back(std::max(floor, static_cast<double>(map.processes[r].local_bytes) / sharing));
-    }
+    for (int r = 0; r < nranks; r++)
+        speeds.push_back(std::max(floor, static_cast<double>(map.processes[r].local_bytes) /
+                                             ranks_on[map.processes[r].process]));
     return speeds;
 }
 
