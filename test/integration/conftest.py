@@ -3,6 +3,7 @@
 The tests run against a configured build tree (default _build/mpich, override with
 PIOX_BUILD_DIR). scripts/test builds it before running pytest.
 """
+import functools
 import os
 import shutil
 import signal
@@ -16,10 +17,14 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "test" / "fixtures" / "ceph"))
+sys.path.insert(0, str(REPO / "test" / "peer"))
 import ceph_cluster as ceph  # noqa: E402
+import romio  # noqa: E402
 BUILD = Path(os.environ.get("PIOX_BUILD_DIR", REPO / "_build" / "mpich"))
 PIOX_LIB = Path(os.environ.get("PIOX_LIB", BUILD / "pmpi_shim" / ".libs" / "libpiox.so"))
 PROGRAMS = BUILD / "test" / "programs"
+PROGRAM_SOURCES = REPO / "test" / "programs"  # also the Python clients, run from here
+PEER_BUILD = BUILD / "test" / "peer"  # ROMIO's test programs (test/peer/romio.py)
 LOCKLESS_FS = BUILD / "test" / "fixtures" / "lockless_fs" / "piox-lockless-fs"
 MPIEXEC = os.environ.get("MPIEXEC", "mpiexec")
 OPENMPI_BUILD = Path(os.environ.get("PIOX_OPENMPI_BUILD_DIR", REPO / "_build" / "openmpi"))
@@ -110,6 +115,33 @@ def _program_finder(programs, build):
 @pytest.fixture(scope="session")
 def program():
     return _program_finder(PROGRAMS, BUILD)
+
+
+@pytest.fixture(scope="session")
+def hdf5_program(tmp_path_factory):
+    """Builds test/programs/NAME.c with h5pcc.mpich (parallel HDF5 on MPICH), once a
+    session: hdf5_program("hdf5_client") is the executable. h5pcc leaves its object
+    file in the working directory: it runs in the output's."""
+    compiler = shutil.which("h5pcc.mpich")
+    if compiler is None:
+        pytest.fail("h5pcc.mpich is missing: scripts/setup installs libhdf5-mpich-dev")
+    directory = tmp_path_factory.mktemp("hdf5")
+
+    @functools.lru_cache(maxsize=None)
+    def build(name):
+        output = directory / name
+        result = subprocess.run([compiler, "-I", str(PROGRAM_SOURCES), "-o", str(output),
+                                 str(PROGRAM_SOURCES / f"{name}.c")],
+                                capture_output=True, text=True, timeout=300, cwd=directory)
+        assert result.returncode == 0, result.stderr
+        return output
+    return build
+
+
+@pytest.fixture(scope="session")
+def romio_tests():
+    """ROMIO's own test programs from MPICH's source, built with mpicc on first use."""
+    return romio.RomioTests(PEER_BUILD)
 
 
 @pytest.fixture(scope="session")

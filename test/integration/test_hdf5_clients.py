@@ -6,14 +6,11 @@ mode and, on a lockless file system, for writes. Each program checks every eleme
 itself; the test then reads the file with serial h5py, outside MPI and piox, and
 compares every element again. HDF5's own file locking (flock) is off on the lockless
 fixture (HDF5_USE_FILE_LOCKING=FALSE), where flock fails like fcntl."""
-import shutil
-import subprocess
-from pathlib import Path
-
 import numpy
 import pytest
 
-PROGRAMS_SRC = Path(__file__).resolve().parents[1] / "programs"
+from conftest import PROGRAM_SOURCES
+
 RANKS = 4
 ROWS, COLS, STRIPED_ROWS = 64, 96, 8
 
@@ -45,16 +42,8 @@ def file_env(directory):
 
 
 @pytest.fixture(scope="session")
-def hdf5_c_client(tmp_path_factory):
-    compiler = shutil.which("h5pcc.mpich")
-    if compiler is None:
-        pytest.fail("h5pcc.mpich is missing: scripts/setup installs libhdf5-mpich-dev")
-    output = tmp_path_factory.mktemp("hdf5") / "hdf5_client"
-    result = subprocess.run([compiler, "-I", str(PROGRAMS_SRC), "-o", str(output),
-                             str(PROGRAMS_SRC / "hdf5_client.c")],
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    return output
+def hdf5_c_client(hdf5_program):
+    return hdf5_program("hdf5_client")
 
 
 @pytest.mark.parametrize("atomic", [0, 1])
@@ -68,6 +57,6 @@ def test_parallel_hdf5_c(atomic, any_dir, mpirun, hdf5_c_client):
 @pytest.mark.parametrize("atomic", [0, 1])
 def test_h5py_open_mpi(atomic, any_dir, openmpi_run):
     path = any_dir / "client.h5"
-    passed(openmpi_run(RANKS, ["/usr/bin/python3", PROGRAMS_SRC / "h5py_client.py", path, atomic],
-                       env=file_env(any_dir)))
+    client = PROGRAM_SOURCES / "h5py_client.py"
+    passed(openmpi_run(RANKS, ["/usr/bin/python3", client, path, atomic], env=file_env(any_dir)))
     check_file(path, STRIPED_ROWS)

@@ -17,18 +17,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "peer"))
 import romio  # noqa: E402
-from conftest import BUILD  # noqa: E402
+from conftest import PEER_BUILD  # noqa: E402
 
-PEER_BUILD = BUILD / "test" / "peer"
 SHARED_POINTER_PROGRAMS = ["shared_fp", "ordered_fp"]
 RANK_COUNTS = [1, 2, 4, 8]
 STOCK_RANKS = 2
 INTERPOSER_RANKS = 4
-
-
-@pytest.fixture(scope="session")
-def romio_tests():
-    return romio.RomioTests(PEER_BUILD)
 
 
 @pytest.fixture(scope="session")

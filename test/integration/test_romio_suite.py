@@ -30,9 +30,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "peer"))
 import romio  # noqa: E402
-from conftest import BUILD  # noqa: E402
 
-PEER_BUILD = BUILD / "test" / "peer"
 RUNS = romio.listed_runs()
 FORTRAN = {name for name in RUNS
            if (romio.test_source_dir() / f"{name}.f.in").exists()}
@@ -48,19 +46,8 @@ NO_WRITE_SIEVING = "romio_ds_write disable\n"
 ATOMICITY_RANKS = [2, 4, 8]
 
 
-@pytest.fixture(scope="session")
-def romio_tests():
-    return romio.RomioTests(PEER_BUILD)
-
-
-def run_listed(mpirun, romio_tests, program, directory, log_dir, nprocs=None, **kwargs):
-    """Runs `program` as runtests does, each rank's stderr kept in log_dir (an abort
-    can lose what mpiexec would forward); returns the result and all that was printed."""
-    nprocs = nprocs or romio_tests.runs[program].nprocs
-    argv = romio.stderr_to_files(romio_tests.argv(program, directory / "testfile"), log_dir)
-    result = mpirun(nprocs, argv, timeout=RUN_TIMEOUT, **kwargs)
-    printed = romio.logged_stderr(log_dir)
-    return result, romio.output(result) + printed
+def run_listed(mpirun, romio_tests, program, directory, log_dir, **kwargs):
+    return romio_tests.run(mpirun, program, directory, log_dir, timeout=RUN_TIMEOUT, **kwargs)
 
 
 def assert_passes(result, printed):

@@ -115,6 +115,15 @@ class RomioTests:
         """The command line runtests uses for `name`, with `filename` as its test file."""
         return self.runs[name].argv(self.executable(name), filename, self.source_dir)
 
+    def run(self, mpirun, name, directory, log_dir, nprocs=None, **kwargs):
+        """Runs `name` as runtests does on directory/testfile with mpirun (conftest's
+        MpiRun; kwargs go to it), each rank's stderr kept in log_dir (an abort can lose
+        what mpiexec would forward); returns the result and all that was printed."""
+        nprocs = nprocs or self.runs[name].nprocs
+        argv = stderr_to_files(self.argv(name, Path(directory) / "testfile"), log_dir)
+        result = mpirun(nprocs, argv, **kwargs)
+        return result, output(result) + logged_stderr(log_dir)
+
     def _source(self, name):
         plain = self.source_dir / f"{name}.c"
         if plain.exists():
