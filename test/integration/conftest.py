@@ -19,12 +19,14 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "test" / "fixtures" / "ceph"))
 sys.path.insert(0, str(REPO / "test" / "peer"))
 import ceph_cluster as ceph  # noqa: E402
+import mpich_io  # noqa: E402
 import romio  # noqa: E402
 BUILD = Path(os.environ.get("PIOX_BUILD_DIR", REPO / "_build" / "mpich"))
 PIOX_LIB = Path(os.environ.get("PIOX_LIB", BUILD / "pmpi_shim" / ".libs" / "libpiox.so"))
 PROGRAMS = BUILD / "test" / "programs"
 PROGRAM_SOURCES = REPO / "test" / "programs"  # also the Python clients, run from here
 PEER_BUILD = BUILD / "test" / "peer"  # ROMIO's test programs (test/peer/romio.py)
+MPICH_IO_BUILD = PEER_BUILD / "mpich_io"  # MPICH's own (test/peer/mpich_io.py)
 LOCKLESS_FS = BUILD / "test" / "fixtures" / "lockless_fs" / "piox-lockless-fs"
 MPIEXEC = os.environ.get("MPIEXEC", "mpiexec")
 OPENMPI_BUILD = Path(os.environ.get("PIOX_OPENMPI_BUILD_DIR", REPO / "_build" / "openmpi"))
@@ -142,6 +144,12 @@ def hdf5_program(tmp_path_factory):
 def romio_tests():
     """ROMIO's own test programs from MPICH's source, built with mpicc on first use."""
     return romio.RomioTests(PEER_BUILD)
+
+
+@pytest.fixture(scope="session")
+def mpich_io_tests():
+    """MPICH's own MPI-IO test programs (test/mpi/io), built with mpicc on first use."""
+    return mpich_io.MpichIoTests(MPICH_IO_BUILD)
 
 
 @pytest.fixture(scope="session")

@@ -2,8 +2,9 @@
 size / nprocs bytes at rank * (size / nprocs)) and judging what its ranks read: that
 the shares, laid end to end, are the file's chunks, each once, in some order; which
 bytes each rank read from its own host's chunks; and the most any permutation of the
-chunks could make local. Used by test_locality_remap.py, test_locality_aggregate.py and
-bench/locality_e2e."""
+chunks could make local. Also maps for any file, and what PIOX_STATS says each rank
+read for collective reads. Used by test_locality_remap.py, test_locality_aggregate.py,
+test_locality_clients.py and bench/locality_e2e."""
 import collections
 import os
 import random
@@ -151,17 +152,23 @@ def mapped_file(directory):
     """A file of 24 chunks and a last short one in DIRECTORY, with a map (DLI_map.5)
     placing each chunk on one host, drawn with a fixed seed: nodeB holds fewer than its
     share. {"path", "data", "chunks": [(offset, length)], "hosts": [[host]], "map"}."""
-    draw = random.Random(5)
-    size = 24 * CHUNK + 500
-    data = os.urandom(size)
+    data = os.urandom(24 * CHUNK + 500)
     path = directory / "data.bin"
     path.write_bytes(data)
-    chunks = [(o, min(CHUNK, size - o)) for o in range(0, size, CHUNK)]
-    hosts = [[draw.choice(HOSTS)] for _ in chunks]
-    mapping = directory / "data.map"
-    mapping.write_text(f"dli-map 1\nfile {path}\n" +
-                       "".join(f"{o} {n} {h[0]}\n" for (o, n), h in zip(chunks, hosts)))
-    return {"path": path, "data": data, "chunks": chunks, "hosts": hosts, "map": mapping}
+    return {"path": path, "data": data, **write_map(path, directory / "data.map")}
+
+
+def write_map(path, mapping, chunk=CHUNK, hosts=HOSTS, seed=5):
+    """A map (DLI_map.5) at MAPPING for the file at PATH as it is now, in chunks of
+    CHUNK bytes (the last one shorter), each on one of HOSTS drawn with SEED.
+    {"chunks": [(offset, length)], "hosts": [[host]], "map": MAPPING}."""
+    draw = random.Random(seed)
+    size = Path(path).stat().st_size
+    chunks = [(o, min(chunk, size - o)) for o in range(0, size, chunk)]
+    placed = [[draw.choice(hosts)] for _ in chunks]
+    Path(mapping).write_text(f"dli-map 1\nfile {path}\n" +
+                             "".join(f"{o} {n} {h[0]}\n" for (o, n), h in zip(chunks, placed)))
+    return {"chunks": chunks, "hosts": placed, "map": mapping}
 
 
 def run_reader(mpirun, program, path, outdir, nranks, args=(), env=None):
@@ -181,6 +188,32 @@ def aggregate_bytes(stats_text):
                  stats_text)
     assert m, stats_text
     return int(m[1]), int(m[2]), int(m[3])
+
+
+COLLECTIVE_READ_CALL = re.compile(r"\bMPI_File_i?read(?:_at)?_all(?:_begin)?(?:_c)?=")
+
+
+def collective_read_closes(stderr):
+    """Each rank's PIOX_STATS lines for files it read collectively, in the order it
+    closed them: {rank: [(local, remote, for others) read as a reader, or None where
+    the file had no aggregate reads]}."""
+    closes = collections.defaultdict(list)
+    for m in STATS_LINE.finditer(stderr):
+        if COLLECTIVE_READ_CALL.search(m[3]):
+            closes[int(m[1])].append(aggregate_bytes(m[2]) if m[2].startswith("aggregate")
+                                      else None)
+    return dict(closes)
+
+
+def aggregation_plans(stderr, rank):
+    """The percentage of the bytes read where they are stored of each aggregate plan
+    RANK logged at open (PIOX_DEBUG), in order."""
+    plans = []
+    for line in stderr.splitlines():
+        m = AGGREGATE_LINE.search(line)
+        if m and line.startswith(f"piox[{rank}]: "):
+            plans.append(float(m[2]))
+    return plans
 
 
 def ceph_mapped_files(cluster):

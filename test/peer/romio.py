@@ -108,7 +108,7 @@ class RomioTests:
         target = self.build_dir / name
         if not target.exists() or target.stat().st_mtime < source.stat().st_mtime:
             self.build_dir.mkdir(parents=True, exist_ok=True)
-            _compile(target, [self.mpicc, "-O2", source, *self.link_flags, "-lm"])
+            compile_program(target, [self.mpicc, "-O2", source, *self.link_flags, "-lm"])
         return target
 
     def argv(self, name, filename):
@@ -148,7 +148,7 @@ def _configure(text, template):
     return re.sub(r"@([A-Za-z_][A-Za-z0-9_]*)@", substitute, text)
 
 
-def _compile(target, command):
+def compile_program(target, command):
     """Runs compiler command with `-o target`, via a temporary name so an
     interrupted build never leaves a half-written target behind."""
     partial = target.with_name(target.name + ".partial")
@@ -173,7 +173,7 @@ def build_program(source, target, link_flags=()):
     inputs = [source] + ([STANDALONE_LIB] if STANDALONE_LIB.exists() else [])
     if not target.exists() or target.stat().st_mtime < max(p.stat().st_mtime for p in inputs):
         target.parent.mkdir(parents=True, exist_ok=True)
-        _compile(target, [MPICC, "-O2", f"-I{source.parent}", source, *link_flags,
+        compile_program(target, [MPICC, "-O2", f"-I{source.parent}", source, *link_flags,
                           "-ldl", "-lpthread"])
     return target
 
@@ -183,7 +183,8 @@ def build_interposer(build_dir):
     target = Path(build_dir) / "enolck.so"
     if not target.exists() or target.stat().st_mtime < INTERPOSER_SOURCE.stat().st_mtime:
         target.parent.mkdir(parents=True, exist_ok=True)
-        _compile(target, ["gcc", "-O2", "-Wall", "-shared", "-fPIC", INTERPOSER_SOURCE, "-ldl"])
+        compile_program(target, ["gcc", "-O2", "-Wall", "-shared", "-fPIC", INTERPOSER_SOURCE,
+                                 "-ldl"])
     return target
 
 

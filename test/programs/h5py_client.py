@@ -11,6 +11,8 @@ import h5py
 import numpy
 from mpi4py import MPI
 
+from testlib import fail, finish, wrong_elements
+
 ROWS, COLS, STRIPED_ROWS = 64, 96, 8
 
 
@@ -30,8 +32,7 @@ def main():
     with h5py.File(path, "w", driver="mpio", comm=comm) as f:
         f.atomic = atomic
         if f.atomic != atomic:
-            print(f"FAIL rank {rank}: atomic mode is {f.atomic}", file=sys.stderr)
-            failures += 1
+            failures += fail(rank, f"atomic mode is {f.atomic}")
         dset = f.create_dataset("values", (ROWS, COLS), dtype="i4")
         first, last = rank * ROWS // size, (rank + 1) * ROWS // size
         block = want[first:last].copy()
@@ -42,17 +43,8 @@ def main():
             dset[:STRIPED_ROWS, rank::size] = want[:STRIPED_ROWS, rank::size]
         f.flush()
         comm.Barrier()
-        got = dset[...]
-        wrong = numpy.argwhere(got != want)
-        if len(wrong):
-            r, c = wrong[0]
-            print(f"FAIL rank {rank}: {len(wrong)} elements wrong, first [{r}][{c}] = "
-                  f"{got[r, c]}, expected {want[r, c]}", file=sys.stderr)
-            failures += 1
-    failures = comm.allreduce(failures)
-    if rank == 0:
-        print(" No Errors" if failures == 0 else f" Found {failures} errors", flush=True)
-    return 0 if failures == 0 else 1
+        failures += wrong_elements(rank, "the dataset", dset[...], want)
+    return finish(comm, failures)
 
 
 if __name__ == "__main__":
