@@ -87,9 +87,18 @@ class MpiRun:
         result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
                                 env=_clean_env(), errors="replace")
         if check and result.returncode != 0:
-            pytest.fail(f"{' '.join(cmd)} exited {result.returncode}\n"
-                        f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}")
+            pytest.fail(f"{' '.join(cmd)}\n{describe(result)}")
         return result
+
+
+def describe(result, printed=None):
+    """A finished run (subprocess.CompletedProcess) for an assertion message: exit
+    status, stdout, stderr and, when given, what the ranks printed to files
+    (romio.stderr_to_files)."""
+    text = f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    if printed is not None:
+        text += f"\nranks' stderr files:\n{printed}"
+    return text
 
 
 def _clean_env():

@@ -15,6 +15,8 @@ import re
 
 import pytest
 
+from conftest import describe
+
 ROUNDS = 60
 RANK_COUNTS = [2, 4, 8]
 VARIANT_RANKS = 4
@@ -36,10 +38,6 @@ LOCK_MODES = ["range", "mutex"]
 # The program's layout (see its header).
 SHIFT, BLOCK, DEFAULT_BLOCKS = 32, 48, 32
 SUMMARY = re.compile(r"atomic_overlap: (.*)$", re.MULTILINE)
-
-
-def describe(result):
-    return f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
 
 
 def summary(result):

@@ -9,6 +9,8 @@ import re
 
 import pytest
 
+from conftest import describe
+
 RANKS = 2
 
 SETTINGS = {
@@ -19,8 +21,7 @@ SETTINGS = {
 
 
 def passed(result):
-    assert result.returncode == 0 and "No Errors" in result.stdout, (
-        f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}")
+    assert result.returncode == 0 and "No Errors" in result.stdout, describe(result)
 
 
 @pytest.mark.parametrize("datarep", ["native", "external32"])

@@ -18,6 +18,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "peer"))
 import romio  # noqa: E402  (romio.CreatedNames watches a directory with inotify)
+from conftest import describe  # noqa: E402
 
 SOURCE = Path(__file__).resolve().parents[1] / "programs" / "fortran_shared.f90"
 MPICH_FC = "mpif90"
@@ -91,8 +92,7 @@ def run_watched(run, nprocs, program, directory, piox=True):
 
 
 def expect_passed(result):
-    assert result.returncode == 0 and " No Errors" in result.stdout, (
-        f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}")
+    assert result.returncode == 0 and " No Errors" in result.stdout, describe(result)
 
 
 def read_records(path):

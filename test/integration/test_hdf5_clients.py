@@ -9,7 +9,7 @@ fixture (HDF5_USE_FILE_LOCKING=FALSE), where flock fails like fcntl."""
 import numpy
 import pytest
 
-from conftest import PROGRAM_SOURCES
+from conftest import PROGRAM_SOURCES, describe
 
 RANKS = 4
 ROWS, COLS, STRIPED_ROWS = 64, 96, 8
@@ -32,8 +32,7 @@ def check_file(path, striped_rows):
 
 
 def passed(result):
-    assert result.returncode == 0 and "No Errors" in result.stdout, (
-        f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}")
+    assert result.returncode == 0 and "No Errors" in result.stdout, describe(result)
 
 
 def file_env(directory):

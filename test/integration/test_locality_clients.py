@@ -34,7 +34,7 @@ import pytest
 
 import locality_shares as shares
 import romio
-from conftest import PROGRAM_SOURCES
+from conftest import PROGRAM_SOURCES, describe
 
 CHUNK = 1031  # bytes: odd, so that chunk boundaries fall inside the clients' elements
 AGGREGATE = {"PIOX_LOCALITY": "aggregate", "PIOX_STATS": "1", "PIOX_DEBUG": "1"}
@@ -119,7 +119,7 @@ def placement(request, tmp_path):
 def run_client(run, nranks, argv, env):
     """A client as nranks ranks over the hosts, in aggregate mode; it must pass."""
     result = run(nranks, argv, hosts=shares.HOSTS, env={**AGGREGATE, **env}, timeout=RUN_TIMEOUT)
-    assert romio.passed(result), romio.describe(result)
+    assert romio.passed(result), describe(result)
     return result
 
 
@@ -132,7 +132,7 @@ def run_peer(request, suite, program, directory, log_dir, env):
     result, printed = tests.run(request.getfixturevalue("mpirun"), program, directory, log_dir,
                                 hosts=shares.HOSTS[:nranks], env={**AGGREGATE, **env},
                                 timeout=RUN_TIMEOUT)
-    assert romio.passed(result), romio.describe(result, printed)
+    assert romio.passed(result), describe(result, printed)
     return printed, nranks
 
 
@@ -155,7 +155,7 @@ def test_peer_collective_readers_on_three_hosts(request, tmp_path, suite, progra
     tests = request.getfixturevalue(PEER_SUITES[suite])
     result, printed = tests.run(request.getfixturevalue("mpirun"), program, data,
                                 tmp_path / "first", piox=False, timeout=RUN_TIMEOUT)
-    assert romio.passed(result), romio.describe(result, printed)
+    assert romio.passed(result), describe(result, printed)
     nranks = tests.runs[program].nprocs
     mapped = shares.write_map(data / "testfile", tmp_path / "testfile.map",
                               PEER_CHUNK.get(program, CHUNK), shares.HOSTS[:nranks])

@@ -24,7 +24,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "peer"))
 import romio  # noqa: E402
-from conftest import BUILD  # noqa: E402
+from conftest import BUILD, describe  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("no_force_from_outside")
 
@@ -89,7 +89,7 @@ def test_romio_test_passes_with_ad_piox(mpirun, driver_tests, data_dir, tmp_path
                      f"({STANDALONE_FAILURES[program]}), not ad_piox")
     result, printed = run_listed(mpirun, driver_tests, program, data_dir, tmp_path / "logs",
                                  env=FORCE_PIOX)
-    assert romio.passed(result), romio.describe(result, printed)
+    assert romio.passed(result), describe(result, printed)
 
 
 @pytest.mark.parametrize("program", sorted(STANDALONE_FAILURES))
@@ -102,16 +102,16 @@ def test_standalone_libromio_failures_are_not_ad_piox(mpirun, driver_tests, tmp_
     directory.mkdir()
     result, printed = run_listed(mpirun, driver_tests, program, directory, tmp_path / "logs",
                                  env={"ROMIO_FSTYPE_FORCE": f"{fstype}:"})
-    assert not romio.passed(result), romio.describe(result, printed)
-    assert STANDALONE_FAILURES[program] in printed, romio.describe(result, printed)
+    assert not romio.passed(result), describe(result, printed)
+    assert STANDALONE_FAILURES[program] in printed, describe(result, printed)
 
 
 @pytest.mark.parametrize("program", ALWAYS_LOCKING)
 def test_fixture_still_bites_plain_path(mpirun, driver_tests, lockless_dir, tmp_path, program):
     """The same libromio, ufs path (no piox:): fcntl locks, so the fixture aborts it."""
     result, printed = run_listed(mpirun, driver_tests, program, lockless_dir, tmp_path / "logs")
-    assert result.returncode != 0, romio.describe(result, printed)
-    assert romio.LOCKING_FAILURE in printed, romio.describe(result, printed)
+    assert result.returncode != 0, describe(result, printed)
+    assert romio.LOCKING_FAILURE in printed, describe(result, printed)
 
 
 def traced_lock_commands(mpirun, tests, directory, tmp_path, env):
@@ -123,7 +123,7 @@ def traced_lock_commands(mpirun, tests, directory, tmp_path, env):
     clean = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     result = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT,
                             env=clean, errors="replace")
-    assert romio.passed(result), romio.describe(result)
+    assert romio.passed(result), describe(result)
     lines = trace.read_text(errors="replace").splitlines()
     assert any("fcntl(" in line for line in lines), "strace saw no fcntl call at all"
     return [line for line in lines if LOCK_COMMAND.search(line)]

@@ -26,7 +26,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "peer"))
 import romio  # noqa: E402
-from conftest import BUILD, REPO  # noqa: E402
+from conftest import BUILD, REPO, describe  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("no_force_from_outside")
 
@@ -53,7 +53,7 @@ def run_script(mpirun, program, directory, env=None, hint=None):
     with romio.CreatedNames(directory) as created:
         result = mpirun(SCRIPT_RANKS, [program, directory] + ([hint] if hint else []),
                         piox=False, env=env)
-    assert result.returncode == 0 and "No Errors" in result.stdout, romio.describe(result)
+    assert result.returncode == 0 and "No Errors" in result.stdout, describe(result)
     transcript = result.stdout.replace(" No Errors\n", "")
     return transcript, (directory / DATA_FILE).read_bytes(), created.names
 
@@ -105,9 +105,9 @@ def test_hint_selects_ad_piox(mpirun, script, stock_outcome, tmp_path):
 def test_unknown_forced_type_fails_the_open(mpirun, script, tmp_path):
     result = mpirun(SCRIPT_RANKS, [script["patched"], tmp_path, "romio_fstype_force=nosuchfs:"],
                     piox=False)
-    assert result.returncode != 0 and "No Errors" not in result.stdout, romio.describe(result)
+    assert result.returncode != 0 and "No Errors" not in result.stdout, describe(result)
     first_failure = result.stderr.split("FAIL", 2)[1] if "FAIL" in result.stderr else ""
-    assert "MPI_File_open" in first_failure, romio.describe(result)
+    assert "MPI_File_open" in first_failure, describe(result)
 
 
 def test_null_slots_keep_hidden_file_and_token(mpirun, script, stock_outcome, tmp_path):
@@ -128,6 +128,6 @@ def test_preloaded_libromio_serves_a_stock_program(mpirun, nprocs, tmp_path):
     with romio.CreatedNames(tmp_path) as created:
         result = mpirun(nprocs, [program, tmp_path, "libromio.so"], piox=False,
                         env={"LD_PRELOAD": str(libromio), "ROMIO_FSTYPE_FORCE": "piox:"})
-    assert result.returncode == 0 and "No Errors" in result.stdout, romio.describe(result)
-    assert result.stdout.count("MPI_File_open is in") == nprocs, romio.describe(result)
+    assert result.returncode == 0 and "No Errors" in result.stdout, describe(result)
+    assert result.stdout.count("MPI_File_open is in") == nprocs, describe(result)
     assert romio.shfp_names(created.names) == [], sorted(created.names)

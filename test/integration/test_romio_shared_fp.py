@@ -17,7 +17,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "peer"))
 import romio  # noqa: E402
-from conftest import PEER_BUILD  # noqa: E402
+from conftest import PEER_BUILD, describe  # noqa: E402
 
 SHARED_POINTER_PROGRAMS = ["shared_fp", "ordered_fp"]
 RANK_COUNTS = [1, 2, 4, 8]
@@ -89,7 +89,7 @@ def assert_no_shfp(created, directory):
 @pytest.mark.parametrize("program", SHARED_POINTER_PROGRAMS)
 def test_piox_passes_romio_test(mpirun, romio_tests, any_dir, program, nprocs):
     result, created = run_watched(mpirun, romio_tests, program, nprocs, any_dir, piox=True)
-    assert romio.passed(result), romio.describe(result)
+    assert romio.passed(result), describe(result)
     assert_no_shfp(created, any_dir)
     assert_file_layout(romio_tests, program, nprocs, any_dir / "testfile")
 
@@ -98,7 +98,7 @@ def test_piox_passes_romio_test(mpirun, romio_tests, any_dir, program, nprocs):
 def test_stock_mpich_passes_on_normal_dir(mpirun, romio_tests, tmp_path, program):
     result, created = run_watched(mpirun, romio_tests, program, STOCK_RANKS, tmp_path,
                                   piox=False)
-    assert romio.passed(result), romio.describe(result)
+    assert romio.passed(result), describe(result)
     # ROMIO's own pointer lives in a .shfp file: seeing it proves the watcher that
     # finds none under piox would notice one.
     assert romio.shfp_names(created), f"stock ROMIO created no .shfp file: {sorted(created)}"
@@ -110,7 +110,7 @@ def test_stock_mpich_fails_on_lockless_dir(mpirun, romio_tests, lockless_dir, tm
                                            program):
     result, printed = run_stock_expecting_abort(mpirun, romio_tests, program, STOCK_RANKS,
                                                 lockless_dir, tmp_path / "logs")
-    assert result.returncode != 0, romio.describe(result)
+    assert result.returncode != 0, describe(result)
     assert romio.LOCKING_FAILURE in printed, printed
 
 
@@ -120,7 +120,7 @@ def test_stock_mpich_fails_with_enolck_interposer(mpirun, romio_tests, enolck_in
     result, printed = run_stock_expecting_abort(
         mpirun, romio_tests, program, INTERPOSER_RANKS, tmp_path, tmp_path / "logs",
         env={"LD_PRELOAD": str(enolck_interposer)})
-    assert result.returncode != 0, romio.describe(result)
+    assert result.returncode != 0, describe(result)
     assert romio.LOCKING_FAILURE in printed, printed
 
 
@@ -130,6 +130,6 @@ def test_piox_passes_with_enolck_interposer(mpirun, romio_tests, enolck_interpos
     preload = f"{mpirun.library}:{enolck_interposer}"
     result, created = run_watched(mpirun, romio_tests, program, INTERPOSER_RANKS, tmp_path,
                                   piox=False, env={"LD_PRELOAD": preload})
-    assert romio.passed(result), romio.describe(result)
+    assert romio.passed(result), describe(result)
     assert_no_shfp(created, tmp_path)
     assert_file_layout(romio_tests, program, INTERPOSER_RANKS, tmp_path / "testfile")

@@ -23,7 +23,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "peer"))
 import romio  # noqa: E402
-from conftest import BUILD, REPO  # noqa: E402
+from conftest import BUILD, REPO, describe  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("no_force_from_outside")
 
@@ -50,7 +50,7 @@ def run(mpirun, name, setup, tmp_path, *args):
 @pytest.mark.parametrize("setup", sorted(SETUPS))
 def test_user_file_error_handlers_are_called(mpirun, setup, tmp_path):
     result = run(mpirun, "file_errhandlers", setup, tmp_path)
-    assert result.returncode == 0 and romio.passed(result), romio.describe(result)
+    assert result.returncode == 0 and romio.passed(result), describe(result)
 
 
 @pytest.mark.parametrize("setup", sorted(SETUPS))
@@ -62,12 +62,12 @@ def test_errors_are_fatal_aborts(mpirun, setup, tmp_path):
                                  tmp_path / "logs")
     result = mpirun(RANKS, argv, piox=False, env=env)
     printed = result.stdout + result.stderr + romio.logged_stderr(tmp_path / "logs")
-    assert result.returncode != 0, romio.describe(result)
-    assert "still running" not in printed, romio.describe(result)
-    assert "I/O error" in printed, romio.describe(result, printed)
+    assert result.returncode != 0, describe(result)
+    assert "still running" not in printed, describe(result)
+    assert "I/O error" in printed, describe(result, printed)
 
 
 @pytest.mark.parametrize("setup", sorted(SETUPS))
 def test_threads_do_io_at_once(mpirun, setup, tmp_path):
     result = run(mpirun, "thread_io", setup, tmp_path)
-    assert result.returncode == 0 and romio.passed(result), romio.describe(result)
+    assert result.returncode == 0 and romio.passed(result), describe(result)

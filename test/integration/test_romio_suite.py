@@ -30,6 +30,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "peer"))
 import romio  # noqa: E402
+from conftest import describe  # noqa: E402
 
 RUNS = romio.listed_runs()
 FORTRAN = {name for name in RUNS
@@ -51,12 +52,12 @@ def run_listed(mpirun, romio_tests, program, directory, log_dir, **kwargs):
 
 
 def assert_passes(result, printed):
-    assert romio.passed(result), romio.describe(result, printed)
+    assert romio.passed(result), describe(result, printed)
 
 
 def assert_aborts_on_locking(result, printed):
-    assert result.returncode != 0, romio.describe(result, printed)
-    assert romio.LOCKING_FAILURE in printed, romio.describe(result, printed)
+    assert result.returncode != 0, describe(result, printed)
+    assert romio.LOCKING_FAILURE in printed, describe(result, printed)
 
 
 @pytest.fixture

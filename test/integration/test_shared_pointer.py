@@ -14,6 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "peer"))
 import romio  # noqa: E402  (stderr_to_files: an aborting job's messages, kept in files)
+from conftest import describe  # noqa: E402
 
 RANKS = 8
 RECORDS_PER_RANK = 5000
@@ -34,8 +35,7 @@ def records_check(program, *args):
 
 
 def passed(result):
-    assert result.returncode == 0 and " No Errors" in result.stdout, (
-        f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}")
+    assert result.returncode == 0 and " No Errors" in result.stdout, describe(result)
 
 
 @pytest.fixture(scope="module")

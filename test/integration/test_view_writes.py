@@ -5,12 +5,13 @@ fixture) and passing it on (default), under MPICH and Open MPI. Issue 14's own c
 ROMIO 4.0.2 with write sieving off wrote one int of the two, or none."""
 import pytest
 
+from conftest import describe
+
 RANKS = 2
 
 
 def passed(result):
-    assert result.returncode == 0 and "No Errors" in result.stdout, (
-        f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}")
+    assert result.returncode == 0 and "No Errors" in result.stdout, describe(result)
 
 
 SETTINGS = {

@@ -192,15 +192,6 @@ def output(result):
     return result.stdout + result.stderr
 
 
-def describe(result, printed=None):
-    """A run for an assertion message: exit status, stdout, stderr and, when
-    given, what the ranks printed (see stderr_to_files)."""
-    text = f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-    if printed is not None:
-        text += f"\nranks' stderr files:\n{printed}"
-    return text
-
-
 def passed(result):
     """ROMIO's verdict: clean exit and rank 0's " No Errors" line."""
     return result.returncode == 0 and SUCCESS_MARKER in result.stdout
