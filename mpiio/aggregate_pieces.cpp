@@ -61,21 +61,23 @@ bool access_extents(OpenFile &file, MPI_Offset offset, MPI_Offset bytes,
     if (current_view(atomic) != MPI_SUCCESS || !atomic.native)
         return false;
     // MPI filetypes place bytes at nondecreasing offsets, so piox_view_extents's file
-    // order is stream order when nothing overlaps (the byte count checks that).
+    // order is stream order when nothing overlaps. Its answer is exact when it covers
+    // the access's bytes exactly; more bytes means coarsened (too many pieces for the
+    // cap, or whole tiles covered in groups, even below the cap): ask again with a
+    // larger one. Fewer means pieces overlap: piox cannot map that.
     for (size_t cap = 64;; cap *= 4) {
         out->resize(cap);
         int n = 0;
         if (piox_view_extents(atomic.view, offset, bytes, out->data(), static_cast<int>(cap),
                               &n) != MPI_SUCCESS)
             return false;
-        if (static_cast<size_t>(n) < cap) {  // not coarsened: exact
-            out->resize(static_cast<size_t>(n));
-            MPI_Offset covered = 0;
-            for (const piox_extent &e : *out)
-                covered += e.length;
-            return covered == bytes;
-        }
-        if (cap >= kMostExtents)
+        out->resize(static_cast<size_t>(n));
+        MPI_Offset covered = 0;
+        for (const piox_extent &e : *out)
+            covered += e.length;
+        if (covered == bytes)
+            return true;
+        if (covered < bytes || cap >= kMostExtents)
             return false;
     }
 }

@@ -40,17 +40,6 @@ CHUNK = 1031  # bytes: odd, so that chunk boundaries fall inside the clients' el
 AGGREGATE = {"PIOX_LOCALITY": "aggregate", "PIOX_STATS": "1", "PIOX_DEBUG": "1"}
 RUN_TIMEOUT = 180
 
-# Reasons for the tests that fail today, each reduced to a small case.
-WHOLE_TILES_COARSENED = (
-    "piox hands a collective read through a view to the library, unaggregated and without "
-    "a PIOX_DEBUG line, when the read covers a whole tile of a filetype with more than "
-    "128 pieces, or more than 128 tiles (2 x 64 / pieces per tile): ViewMap::map_whole_tiles "
-    "covers such tiles by grouped extents, fewer than the cap, which access_extents "
-    "(mpiio/aggregate_pieces.cpp) takes for an exact map; its byte count then differs and it "
-    "gives up instead of asking again with a larger cap. Smallest case: 2 ranks, view "
-    "disp rank*4, etype MPI_INT, filetype MPI_INT resized to extent 8, "
-    "MPI_File_read_at_all(offset 0, 129 MPI_INT); 128 are aggregated")
-
 # The peer suites' collective readers (suite, program): of a file there at open (its
 # bytes move between ranks), and the rest, who read back what they wrote in the same
 # open of a file they created (the chunk table is then empty: every rank reads its own
@@ -64,9 +53,6 @@ PEER_OTHERS = ([("romio", p) for p in ["noncontig_coll", "noncontig_coll2"]] +
                [("mpich_io", p) for p in ["i_noncontig_coll", "i_noncontig_coll2", "rdwrord",
                                            "i_rdwrord", "hindexed_io", "i_hindexed_io",
                                            "zero_count"]])
-# Their file views have thousands of pieces per tile (a vector of SIZE / 2 ints).
-PEER_XFAIL = {p: WHOLE_TILES_COARSENED for p in ["noncontig_coll", "noncontig_coll2",
-                                                 "i_noncontig_coll", "i_noncontig_coll2"]}
 PEER_CHUNK = {"darray_read": 37, "i_darray_read": 37}  # their file is 200 bytes
 
 
@@ -90,18 +76,6 @@ def assert_aggregated(printed, nranks, moved=True):
     if moved:
         assert sum(others for per_rank in opens for _, _, others in per_rank) > 0, printed
     return opens
-
-
-def marked(cases, *reasons):
-    """pytest params of `cases` (tuples or single values), each expected to fail with the
-    first of `reasons` ({value: why}) that names one of its values."""
-    params = []
-    for case in cases:
-        values = case if isinstance(case, tuple) else (case,)
-        why = next((r[v] for r in reasons for v in values if v in r), None)
-        params.append(pytest.param(*values, marks=[pytest.mark.xfail(reason=why, strict=True)]
-                                   if why else []))
-    return params
 
 
 @pytest.fixture(params=["local_chunks", "map"])
@@ -136,7 +110,7 @@ def run_peer(request, suite, program, directory, log_dir, env):
     return printed, nranks
 
 
-@pytest.mark.parametrize("suite,program", marked(PEER_EXISTING_FILE + PEER_OTHERS, PEER_XFAIL))
+@pytest.mark.parametrize("suite,program", PEER_EXISTING_FILE + PEER_OTHERS)
 def test_peer_collective_readers_on_local_chunks(request, tmp_path, suite, program):
     data = tmp_path / "data"
     data.mkdir()
@@ -178,8 +152,6 @@ HDF5_SHAPE = (128, 200)
 HDF5_DATASETS = {"contiguous": None, "chunked": (16, 40)}
 HDF5_PATTERNS = ["rows", "blocks", "columns", "all"]
 HDF5_RANKS = 4
-# HDF5's filetype for a rank's columns has an element per row and column: 6400 pieces.
-HDF5_XFAIL = {"columns": WHOLE_TILES_COARSENED}
 
 
 @pytest.fixture(scope="session")
@@ -194,7 +166,7 @@ def hdf5_file(tmp_path_factory):
 
 
 @pytest.mark.parametrize("dataset,pattern",
-                         marked(itertools.product(HDF5_DATASETS, HDF5_PATTERNS), HDF5_XFAIL))
+                         list(itertools.product(HDF5_DATASETS, HDF5_PATTERNS)))
 def test_parallel_hdf5_c_collective_reads(mpirun, hdf5_program, hdf5_file, placement, dataset,
                                           pattern):
     result = run_client(mpirun, HDF5_RANKS,
@@ -204,7 +176,7 @@ def test_parallel_hdf5_c_collective_reads(mpirun, hdf5_program, hdf5_file, place
 
 
 @pytest.mark.parametrize("dataset,pattern",
-                         marked(itertools.product(HDF5_DATASETS, HDF5_PATTERNS), HDF5_XFAIL))
+                         list(itertools.product(HDF5_DATASETS, HDF5_PATTERNS)))
 def test_h5py_collective_reads(openmpi_run, hdf5_file, placement, dataset, pattern):
     result = run_client(openmpi_run, HDF5_RANKS,
                         ["/usr/bin/python3", PROGRAM_SOURCES / "h5py_reader.py", hdf5_file,
@@ -221,8 +193,6 @@ MPI4PY_AGGREGATED = ["read_at_all", "read_all", "read_at_all_split", "read_all_s
 # Open MPI 4.1 has no extended generalized requests, which piox's nonblocking
 # collective reads are made of: there they stay with the library (README).
 MPI4PY_LEFT_TO_THE_LIBRARY = ["iread_at_all", "iread_all"]
-# The interleaved view's tiles are an int each: a rank's read covers 6666 of them.
-MPI4PY_XFAIL = {"interleaved": WHOLE_TILES_COARSENED}
 
 
 @pytest.fixture(scope="session")
@@ -233,8 +203,8 @@ def ints_file(tmp_path_factory):
 
 
 @pytest.mark.parametrize("form,view",
-                         marked(itertools.product(MPI4PY_AGGREGATED, MPI4PY_VIEWS), MPI4PY_XFAIL) +
-                         marked(itertools.product(MPI4PY_LEFT_TO_THE_LIBRARY, MPI4PY_VIEWS)))
+                         list(itertools.product(MPI4PY_AGGREGATED + MPI4PY_LEFT_TO_THE_LIBRARY,
+                                                MPI4PY_VIEWS)))
 def test_mpi4py_collective_reads(openmpi_run, ints_file, placement, form, view):
     result = run_client(openmpi_run, MPI4PY_RANKS,
                         ["/usr/bin/python3", PROGRAM_SOURCES / "mpi4py_reads.py", ints_file, form,
