@@ -28,6 +28,9 @@ static_assert(sizeof(Piece) == 2 * sizeof(int64_t), "pieces travel as pairs of M
 
 bool fits_int(MPI_Offset n) { return n >= 0 && n <= INT_MAX; }
 
+// A reply: the reader's errno, then the pieces' bytes in the order asked.
+constexpr MPI_Offset kReplyHeader = sizeof(int);
+
 // Memory at an absolute address: `length` items of the unit the exchange moves.
 struct Block {
     const void *at;
@@ -151,15 +154,16 @@ struct ReadInFlight {
     MPI_Offset bytes_asked = 0, held = 0;
     char *stream = nullptr;           // where the stream's bytes go
     std::vector<char> staged_stream;  // the stream, when buf is not one block
-    std::vector<char> beyond_end;     // what readers send for bytes past the end of the file
     Requests asks;
 
     // The exchange.
     std::vector<int> ask_counts, asked_counts;  // pieces, to and from each process
     std::vector<std::vector<Piece>> asked;      // of this process, as a reader
     StagedPieces staged;
-    int read_errno = 0;             // this process's, as a reader
-    std::vector<int> reader_errno;  // each reader's, as it sent it
+    int read_errno = 0;                  // this process's, as a reader
+    std::vector<char> replies;           // this process's, as a reader, to each asker
+    std::vector<char> received;          // each reader's reply
+    std::vector<MPI_Offset> reply_from;  // where each reader's starts in received
     Exchange pieces, bytes;
     MPI_Request step_request = MPI_REQUEST_NULL;
     Step step = Step::queued;
@@ -179,7 +183,7 @@ bool map_access(ReadInFlight &r, MPI_Offset offset, MPI_Datatype datatype)
     MPI_Count size = 0;
     std::vector<piox_extent> extents;
     if (offset < 0 || access_bytes(r.count, datatype, &r.bytes_asked) != MPI_SUCCESS ||
-        !fits_int(r.bytes_asked) || PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS ||
+        !fits_int(r.bytes_asked + kReplyHeader) || PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS ||
         !access_extents(r.file, offset, r.bytes_asked, &extents))
         return false;
     Requests asks = requests_for(r.agg.plan, extents, r.nranks, r.rank);
@@ -201,7 +205,6 @@ bool map_access(ReadInFlight &r, MPI_Offset offset, MPI_Datatype datatype)
             return false;
         r.stream = r.staged_stream.data();
     }
-    r.beyond_end.resize(static_cast<size_t>(r.bytes_asked - r.held));
     r.asks = std::move(asks);
     r.ask_counts.resize(static_cast<size_t>(r.nranks));
     for (int q = 0; q < r.nranks; q++)
@@ -235,53 +238,75 @@ int post_pieces(ReadInFlight &r)
     return r.pieces.post(r.agg.comm, &r.step_request);
 }
 
-// The reader's part, reading what it was asked for, and the asker's, saying where each
-// reader's bytes go: up to the end of the file into the stream, past it aside.
+// Where each process's reply starts in a buffer of replies of these sizes (0: none),
+// and their total at the end.
+std::vector<MPI_Offset> reply_starts(const std::vector<std::vector<Piece>> &pieces_of)
+{
+    std::vector<MPI_Offset> starts{0};
+    for (const auto &pieces : pieces_of) {
+        MPI_Offset size = pieces.empty() ? 0 : kReplyHeader;
+        for (const Piece &p : pieces)
+            size += p.length;
+        starts.push_back(starts.back() + size);
+    }
+    return starts;
+}
+
+// The reader's part, reading what it was asked for into one reply per asker, and the
+// asker's, room for each reader's reply. Each reply is one block of memory: MPI moves
+// those with one copy, and blocks scattered over the program's buffer far slower
+// (MPICH packs them through its shared-memory cells).
 int post_bytes(ReadInFlight &r)
 {
     r.read_errno = 0;
     if (!r.staged.read(r.agg, r.asked))
         r.read_errno = errno != 0 ? errno : EIO;  // its askers fail; nobody waits
+    const std::vector<MPI_Offset> out = reply_starts(r.asked);
+    r.replies.resize(static_cast<size_t>(out.back()));
     for (int q = 0; q < r.nranks; q++) {
         const auto &wanted = r.asked[static_cast<size_t>(q)];
         if (wanted.empty())
             continue;
-        std::vector<Block> blocks{{&r.read_errno, static_cast<int>(sizeof r.read_errno)}};
+        char *reply = r.replies.data() + out[static_cast<size_t>(q)];
+        std::memcpy(reply, &r.read_errno, kReplyHeader);
+        MPI_Offset at = kReplyHeader;
         for (const Piece &p : wanted) {
-            blocks.push_back({r.staged.bytes_of(p), static_cast<int>(p.length)});
+            std::memcpy(reply + at, r.staged.bytes_of(p), static_cast<size_t>(p.length));
+            at += p.length;
             if (q != r.rank)
                 r.agg.for_others += static_cast<uint64_t>(p.length);
         }
-        if (const int rc = r.bytes.send(q, blocks, MPI_BYTE); rc != MPI_SUCCESS)
+        if (const int rc = r.bytes.send(q, {{reply, static_cast<int>(at)}}, MPI_BYTE); rc != MPI_SUCCESS)
             return rc;
     }
-    r.reader_errno.assign(static_cast<size_t>(r.nranks), 0);
-    MPI_Offset aside = 0;
+    r.reply_from = reply_starts(r.asks.to);
+    r.received.resize(static_cast<size_t>(r.reply_from.back()));
     for (int q = 0; q < r.nranks; q++) {
-        const auto &to_q = r.asks.to[static_cast<size_t>(q)];
-        if (to_q.empty())
+        const MPI_Offset from = r.reply_from[static_cast<size_t>(q)],
+                         size = r.reply_from[static_cast<size_t>(q) + 1] - from;
+        if (size == 0)
             continue;
-        std::vector<Block> blocks{{&r.reader_errno[static_cast<size_t>(q)], static_cast<int>(sizeof(int))}};
-        for (size_t i = 0; i < to_q.size(); i++) {
-            const MPI_Offset at = r.asks.into[static_cast<size_t>(q)][i], length = to_q[i].length;
-            const MPI_Offset kept = std::clamp<MPI_Offset>(r.held - at, 0, length);
-            if (kept > 0)
-                blocks.push_back({r.stream + at, static_cast<int>(kept)});
-            if (kept < length)
-                blocks.push_back({r.beyond_end.data() + aside, static_cast<int>(length - kept)}),
-                    aside += length - kept;
-        }
-        if (const int rc = r.bytes.receive(q, blocks, MPI_BYTE); rc != MPI_SUCCESS)
+        if (const int rc = r.bytes.receive(q, {{r.received.data() + from, static_cast<int>(size)}}, MPI_BYTE);
+            rc != MPI_SUCCESS)
             return rc;
     }
     return r.bytes.post(r.agg.comm, &r.step_request);
 }
 
-// The read's outcome: the bytes into the program's buffer and its status, or the
-// worst reader's error.
+// The read's outcome: the replies' bytes into the program's buffer (up to the end of
+// the file: bytes past it keep the buffer's contents) and its status, or the worst
+// reader's error.
 void finish(ReadInFlight &r)
 {
-    const int worst = *std::max_element(r.reader_errno.begin(), r.reader_errno.end());
+    int worst = 0;
+    for (int q = 0; q < r.nranks; q++) {
+        const MPI_Offset from = r.reply_from[static_cast<size_t>(q)];
+        if (from == r.reply_from[static_cast<size_t>(q) + 1])
+            continue;
+        int reader_errno = 0;
+        std::memcpy(&reader_errno, r.received.data() + from, kReplyHeader);
+        worst = std::max(worst, reader_errno);
+    }
     if (worst != 0) {
         const std::string message = "collective read of '" + r.file.filename +
                                     "': a reader failed: " + std::strerror(worst);
@@ -291,6 +316,16 @@ void finish(ReadInFlight &r)
     }
     if (r.reads_itself)
         return;  // its bytes and status are the library's
+    for (int q = 0; q < r.nranks; q++) {
+        const char *reply = r.received.data() + r.reply_from[static_cast<size_t>(q)] + kReplyHeader;
+        const auto &to_q = r.asks.to[static_cast<size_t>(q)];
+        for (size_t i = 0; i < to_q.size(); i++) {
+            const MPI_Offset at = r.asks.into[static_cast<size_t>(q)][i], length = to_q[i].length;
+            const MPI_Offset kept = std::clamp<MPI_Offset>(r.held - at, 0, length);
+            std::memcpy(r.stream + at, reply, static_cast<size_t>(kept));
+            reply += length;
+        }
+    }
     if (!r.staged_stream.empty()) {
         int position = 0;
         PMPI_Unpack(r.staged_stream.data(), static_cast<int>(r.bytes_asked), &position, r.buf,

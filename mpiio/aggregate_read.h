@@ -21,9 +21,10 @@
 // while the others still exchange theirs.
 //
 // The exchange, three collectives on a private communicator per call: MPI_Alltoall of
-// how much each process asks of each reader (or that it declines), MPI_Alltoallv of
-// the pieces asked, MPI_Alltoallw of the bytes, sent from the reader's staging buffer
-// and received into the program's buffer directly, each reader's errno in front.
+// how much each process asks of each reader (or that it declines), MPI_Alltoallw of
+// the pieces asked, MPI_Alltoallw of the bytes: one reply per reader and asker, the
+// reader's errno in front, each one block of memory (MPI moves those with one copy;
+// blocks scattered over the program's buffer, as derived types, far slower).
 #ifndef PIOX_MPIIO_AGGREGATE_READ_H
 #define PIOX_MPIIO_AGGREGATE_READ_H
 
