@@ -28,9 +28,6 @@ static_assert(sizeof(Piece) == 2 * sizeof(int64_t), "pieces travel as pairs of M
 
 bool fits_int(MPI_Offset n) { return n >= 0 && n <= INT_MAX; }
 
-// A reply: the reader's errno, then the pieces' bytes in the order asked.
-constexpr MPI_Offset kReplyHeader = sizeof(int);
-
 // Memory at an absolute address: `length` items of the unit the exchange moves.
 struct Block {
     const void *at;
@@ -161,11 +158,12 @@ struct ReadInFlight {
     std::vector<std::vector<Piece>> asked;      // of this process, as a reader
     StagedPieces staged;
     int read_errno = 0;                  // this process's, as a reader
-    std::vector<char> replies;           // this process's, as a reader, to each asker
-    std::vector<char> received;          // each reader's reply
-    std::vector<MPI_Offset> reply_from;  // where each reader's starts in received
+    std::vector<int> reader_errno;       // every process's, as a reader
+    std::vector<char> replies;           // to askers whose pieces are not one block of the stage
+    std::vector<char> received;          // from readers whose pieces are not one block of the stream
+    std::vector<MPI_Offset> reply_from;  // where each reader's reply starts in received (-1: none)
     Exchange pieces, bytes;
-    MPI_Request step_request = MPI_REQUEST_NULL;
+    MPI_Request step_requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // a step's collectives
     Step step = Step::queued;
 
     // The outcome.
@@ -183,7 +181,7 @@ bool map_access(ReadInFlight &r, MPI_Offset offset, MPI_Datatype datatype)
     MPI_Count size = 0;
     std::vector<piox_extent> extents;
     if (offset < 0 || access_bytes(r.count, datatype, &r.bytes_asked) != MPI_SUCCESS ||
-        !fits_int(r.bytes_asked + kReplyHeader) || PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS ||
+        !fits_int(r.bytes_asked) || PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS ||
         !access_extents(r.file, offset, r.bytes_asked, &extents))
         return false;
     Requests asks = requests_for(r.agg.plan, extents, r.nranks, r.rank);
@@ -216,7 +214,7 @@ int post_counts(ReadInFlight &r)
 {
     r.asked_counts.assign(static_cast<size_t>(r.nranks), 0);
     return PMPI_Ialltoall(r.ask_counts.data(), 1, MPI_INT, r.asked_counts.data(), 1, MPI_INT,
-                          r.agg.comm, &r.step_request);
+                          r.agg.comm, &r.step_requests[0]);
 }
 
 int post_pieces(ReadInFlight &r)
@@ -235,78 +233,117 @@ int post_pieces(ReadInFlight &r)
         if (rc != MPI_SUCCESS)
             return rc;
     }
-    return r.pieces.post(r.agg.comm, &r.step_request);
+    return r.pieces.post(r.agg.comm, &r.step_requests[0]);
 }
 
-// Where each process's reply starts in a buffer of replies of these sizes (0: none),
-// and their total at the end.
-std::vector<MPI_Offset> reply_starts(const std::vector<std::vector<Piece>> &pieces_of)
+// Pieces as memory blocks, neighbours joined: where each piece's bytes are
+// (`address_of`), in order.
+template <typename AddressOf>
+std::vector<Block> joined_blocks(const std::vector<Piece> &pieces, AddressOf address_of)
 {
-    std::vector<MPI_Offset> starts{0};
-    for (const auto &pieces : pieces_of) {
-        MPI_Offset size = pieces.empty() ? 0 : kReplyHeader;
-        for (const Piece &p : pieces)
-            size += p.length;
-        starts.push_back(starts.back() + size);
+    std::vector<Block> blocks;
+    for (size_t i = 0; i < pieces.size(); i++) {
+        const char *at = address_of(i);
+        const int length = static_cast<int>(pieces[i].length);
+        if (!blocks.empty() && static_cast<const char *>(blocks.back().at) + blocks.back().length == at)
+            blocks.back().length += length;
+        else
+            blocks.push_back({at, length});
     }
-    return starts;
+    return blocks;
 }
 
-// The reader's part, reading what it was asked for into one reply per asker, and the
-// asker's, room for each reader's reply. Each reply is one block of memory: MPI moves
-// those with one copy, and blocks scattered over the program's buffer far slower
-// (MPICH packs them through its shared-memory cells).
+MPI_Offset total_length(const std::vector<Piece> &pieces)
+{
+    MPI_Offset total = 0;
+    for (const Piece &p : pieces)
+        total += p.length;
+    return total;
+}
+
+// The reader's part, reading what it was asked for, and the asker's, room for each
+// reader's bytes; then the bytes, and beside them every reader's errno. A reply is one
+// block of memory: MPI moves those with one copy, and derived types of scattered
+// blocks far slower (MPICH packs them through its shared-memory cells). So the bytes
+// go from the stage, and into the stream, where the pieces are one block there (the
+// usual case: a share within a chunk); else through a copy.
 int post_bytes(ReadInFlight &r)
 {
     r.read_errno = 0;
     if (!r.staged.read(r.agg, r.asked))
         r.read_errno = errno != 0 ? errno : EIO;  // its askers fail; nobody waits
-    const std::vector<MPI_Offset> out = reply_starts(r.asked);
-    r.replies.resize(static_cast<size_t>(out.back()));
+    std::vector<Block> sends(static_cast<size_t>(r.nranks), Block{nullptr, 0});
+    MPI_Offset copied = 0;
     for (int q = 0; q < r.nranks; q++) {
         const auto &wanted = r.asked[static_cast<size_t>(q)];
-        if (wanted.empty())
-            continue;
-        char *reply = r.replies.data() + out[static_cast<size_t>(q)];
-        std::memcpy(reply, &r.read_errno, kReplyHeader);
-        MPI_Offset at = kReplyHeader;
-        for (const Piece &p : wanted) {
-            std::memcpy(reply + at, r.staged.bytes_of(p), static_cast<size_t>(p.length));
-            at += p.length;
-            if (q != r.rank)
-                r.agg.for_others += static_cast<uint64_t>(p.length);
-        }
-        if (const int rc = r.bytes.send(q, {{reply, static_cast<int>(at)}}, MPI_BYTE); rc != MPI_SUCCESS)
-            return rc;
+        std::vector<Block> blocks =
+            joined_blocks(wanted, [&](size_t i) { return r.staged.bytes_of(wanted[i]); });
+        if (blocks.size() == 1)
+            sends[static_cast<size_t>(q)] = blocks[0];
+        else if (blocks.size() > 1)
+            copied += total_length(wanted);
+        if (q != r.rank)
+            r.agg.for_others += static_cast<uint64_t>(total_length(wanted));
     }
-    r.reply_from = reply_starts(r.asks.to);
-    r.received.resize(static_cast<size_t>(r.reply_from.back()));
+    r.replies.resize(static_cast<size_t>(copied));
+    char *reply = r.replies.data();
     for (int q = 0; q < r.nranks; q++) {
-        const MPI_Offset from = r.reply_from[static_cast<size_t>(q)],
-                         size = r.reply_from[static_cast<size_t>(q) + 1] - from;
-        if (size == 0)
+        const auto &wanted = r.asked[static_cast<size_t>(q)];
+        if (!wanted.empty() && sends[static_cast<size_t>(q)].at == nullptr) {
+            sends[static_cast<size_t>(q)] = {reply, static_cast<int>(total_length(wanted))};
+            for (const Piece &p : wanted)
+                std::memcpy(reply, r.staged.bytes_of(p), static_cast<size_t>(p.length)), reply += p.length;
+        }
+        if (!wanted.empty())
+            if (const int rc = r.bytes.send(q, {sends[static_cast<size_t>(q)]}, MPI_BYTE); rc != MPI_SUCCESS)
+                return rc;
+    }
+    // The asker's side: straight into the stream when a reader's pieces are one block of
+    // it, all held in the file; else into `received`, copied out by finish.
+    r.reply_from.assign(static_cast<size_t>(r.nranks), -1);
+    std::vector<Block> receives(static_cast<size_t>(r.nranks), Block{nullptr, 0});
+    MPI_Offset indirect = 0;
+    for (int q = 0; q < r.nranks; q++) {
+        const auto &to_q = r.asks.to[static_cast<size_t>(q)];
+        const auto &into = r.asks.into[static_cast<size_t>(q)];
+        if (to_q.empty())
             continue;
-        if (const int rc = r.bytes.receive(q, {{r.received.data() + from, static_cast<int>(size)}}, MPI_BYTE);
-            rc != MPI_SUCCESS)
+        std::vector<Block> blocks = joined_blocks(to_q, [&](size_t i) { return r.stream + into[i]; });
+        const MPI_Offset length = total_length(to_q);
+        if (blocks.size() == 1 && into.front() + length <= r.held) {
+            receives[static_cast<size_t>(q)] = blocks[0];
+        } else {
+            r.reply_from[static_cast<size_t>(q)] = indirect;
+            indirect += length;
+        }
+    }
+    r.received.resize(static_cast<size_t>(indirect));
+    for (int q = 0; q < r.nranks; q++) {
+        const auto &to_q = r.asks.to[static_cast<size_t>(q)];
+        if (to_q.empty())
+            continue;
+        Block &block = receives[static_cast<size_t>(q)];
+        if (block.at == nullptr)
+            block = {r.received.data() + r.reply_from[static_cast<size_t>(q)],
+                     static_cast<int>(total_length(to_q))};
+        if (const int rc = r.bytes.receive(q, {block}, MPI_BYTE); rc != MPI_SUCCESS)
             return rc;
     }
-    return r.bytes.post(r.agg.comm, &r.step_request);
+    r.reader_errno.assign(static_cast<size_t>(r.nranks), 0);
+    const int rc = PMPI_Iallgather(&r.read_errno, 1, MPI_INT, r.reader_errno.data(), 1, MPI_INT,
+                                   r.agg.comm, &r.step_requests[1]);
+    return rc != MPI_SUCCESS ? rc : r.bytes.post(r.agg.comm, &r.step_requests[0]);
 }
 
-// The read's outcome: the replies' bytes into the program's buffer (up to the end of
-// the file: bytes past it keep the buffer's contents) and its status, or the worst
-// reader's error.
+// The read's outcome: the bytes that came through `received` into the program's
+// buffer (up to the end of the file: bytes past it keep the buffer's contents) and
+// its status, or the error of the worst reader it asked.
 void finish(ReadInFlight &r)
 {
     int worst = 0;
-    for (int q = 0; q < r.nranks; q++) {
-        const MPI_Offset from = r.reply_from[static_cast<size_t>(q)];
-        if (from == r.reply_from[static_cast<size_t>(q) + 1])
-            continue;
-        int reader_errno = 0;
-        std::memcpy(&reader_errno, r.received.data() + from, kReplyHeader);
-        worst = std::max(worst, reader_errno);
-    }
+    for (int q = 0; q < r.nranks; q++)
+        if (!r.asks.to[static_cast<size_t>(q)].empty())
+            worst = std::max(worst, r.reader_errno[static_cast<size_t>(q)]);
     if (worst != 0) {
         const std::string message = "collective read of '" + r.file.filename +
                                     "': a reader failed: " + std::strerror(worst);
@@ -317,7 +354,9 @@ void finish(ReadInFlight &r)
     if (r.reads_itself)
         return;  // its bytes and status are the library's
     for (int q = 0; q < r.nranks; q++) {
-        const char *reply = r.received.data() + r.reply_from[static_cast<size_t>(q)] + kReplyHeader;
+        if (r.reply_from[static_cast<size_t>(q)] < 0)
+            continue;
+        const char *reply = r.received.data() + r.reply_from[static_cast<size_t>(q)];
         const auto &to_q = r.asks.to[static_cast<size_t>(q)];
         for (size_t i = 0; i < to_q.size(); i++) {
             const MPI_Offset at = r.asks.into[static_cast<size_t>(q)][i], length = to_q[i].length;
@@ -382,8 +421,8 @@ void advance(AggregateFile &agg, bool wait, const ReadInFlight *until = nullptr)
         ReadInFlight &r = *agg.in_flight.front();
         if (r.step != ReadInFlight::Step::queued) {
             int done = 1;
-            const int rc = wait ? PMPI_Wait(&r.step_request, MPI_STATUS_IGNORE)
-                                : PMPI_Test(&r.step_request, &done, MPI_STATUS_IGNORE);
+            const int rc = wait ? PMPI_Waitall(2, r.step_requests, MPI_STATUSES_IGNORE)
+                                : PMPI_Testall(2, r.step_requests, &done, MPI_STATUSES_IGNORE);
             if (rc != MPI_SUCCESS) {
                 r.rc = r.nonblocking ? rc : raise_code(r.file.fh, rc);
                 r.step = ReadInFlight::Step::done;

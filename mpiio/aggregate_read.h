@@ -20,11 +20,13 @@
 // collective routine, a nonblocking one becomes that process's own independent read
 // while the others still exchange theirs.
 //
-// The exchange, three collectives on a private communicator per call: MPI_Alltoall of
-// how much each process asks of each reader (or that it declines), MPI_Alltoallw of
-// the pieces asked, MPI_Alltoallw of the bytes: one reply per reader and asker, the
-// reader's errno in front, each one block of memory (MPI moves those with one copy;
-// blocks scattered over the program's buffer, as derived types, far slower).
+// The exchange, per call on a private communicator: MPI_Alltoall of how many pieces
+// each process asks of each reader (or that it declines), MPI_Alltoallw of the pieces
+// asked, then MPI_Alltoallw of the bytes with, beside it, MPI_Allgather of each
+// reader's errno. A reply travels as one block of memory, from the reader's staging
+// buffer and into the program's buffer where the pieces lie in one block there, else
+// through a copy (MPI moves one block with one copy; derived types of scattered blocks
+// far slower: MPICH packs them through its shared-memory cells).
 #ifndef PIOX_MPIIO_AGGREGATE_READ_H
 #define PIOX_MPIIO_AGGREGATE_READ_H
 
