@@ -7,6 +7,7 @@
 #include "open_file.h"
 #include "packed_transfer.h"
 #include "piox_fsprobe.h"
+#include "piox_log.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -529,14 +530,31 @@ int detach(AggregateFile &agg)
     return agg.comm != MPI_COMM_NULL ? PMPI_Comm_free(&agg.comm) : MPI_SUCCESS;
 }
 
+namespace {
+
+// Says once per file, under PIOX_DEBUG, that this process left a collective read to
+// the library.
+void tell_declined(AggregateFile &agg, const OpenFile &file)
+{
+    if (!agg.told_declined)
+        piox_debug("'%s': a collective read piox cannot map exactly (its view, its size or its "
+                   "pieces) goes to the library, unaggregated (said once per file)",
+                   file.filename.c_str());
+    agg.told_declined = true;
+}
+
+}  // namespace
+
 int aggregate_read(OpenFile &file, MPI_Offset offset, void *buf, MPI_Count count,
                    MPI_Datatype datatype, MPI_Status *status)
 {
     auto read = std::make_shared<ReadInFlight>(file);
     read->buf = buf;
     read->count = count;
-    if (!map_access(*read, offset, datatype))
+    if (!map_access(*read, offset, datatype)) {
         read->ask_counts.assign(static_cast<size_t>(read->nranks), -1);  // all go to the library
+        tell_declined(*file.aggregate, file);
+    }
     file.aggregate->in_flight.push_back(read);
     advance(*file.aggregate, true, read.get());
     if (read->rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE)
@@ -560,6 +578,7 @@ int aggregate_iread(OpenFile &file, MPI_Offset offset, void *buf, MPI_Count coun
         // exchange for the others, asking nothing.
         read->ask_counts.assign(static_cast<size_t>(read->nranks), 0);
         read->reads_itself = true;
+        tell_declined(*file.aggregate, file);
         rc = library_transfer<MPI_Count>(file.fh, Direction::read, offset, buf, count, datatype,
                                          file.etype_size, file.native_view, &read->status);
     }

@@ -62,6 +62,7 @@ struct AggregateFile {
     // same on every process. Only the oldest has collectives posted on comm, so that
     // every process posts them in one order.
     std::deque<std::shared_ptr<ReadInFlight>> in_flight;
+    bool told_declined = false;  // PIOX_DEBUG said a read went to the library
 
     AggregateFile();
     ~AggregateFile();

@@ -120,7 +120,8 @@ def parse_run(stdout, stderr, nranks):
     """What one run printed: {"shares": {rank: (offset, length, read, position)},
     "stats": {rank: text after 'locality '}, "stats_lines": {rank: the routines and their
     counts}, "remap": (chunks, after %, before %) or
-    None, "aggregate": (chunks, % read where stored) or None, "off": [why, ...]}."""
+    None, "aggregate": (chunks, % read where stored) or None, "off": [why, ...],
+    "stderr": what the ranks printed there}."""
     shares = {int(m[1]): tuple(int(x) for x in m.groups()[1:]) for m in SHARE_LINE.finditer(stdout)}
     assert sorted(shares) == list(range(nranks)), stdout + stderr
     stats = {int(m[1]): m[2] for m in STATS_LINE.finditer(stderr)}
@@ -130,7 +131,7 @@ def parse_run(stdout, stderr, nranks):
     return {"shares": shares, "stats": stats, "stats_lines": stats_lines,
             "remap": (int(remap[1]), float(remap[2]), float(remap[3])) if remap else None,
             "aggregate": (int(aggregate[1]), float(aggregate[2])) if aggregate else None,
-            "off": [m[2] for m in OFF_LINE.finditer(stderr)]}
+            "off": [m[2] for m in OFF_LINE.finditer(stderr)], "stderr": stderr}
 
 
 def stats_bytes(stats_text):

@@ -71,6 +71,8 @@ def test_views_piox_cannot_map_are_the_librarys(mpirun, program, mapped_file, tm
                     f"dli_map_file={mapped_file['map']}"])
     assert run["aggregate"] is not None
     assert all(shares.aggregate_bytes(run["stats"][r]) == (0, 0, 0) for r in range(3))
+    said = "a collective read piox cannot map exactly (its view, its size or its pieces) goes to the library"
+    assert run["stderr"].count(said) == 3, run["stderr"]  # once per rank and file
 
 
 @pytest.mark.parametrize("pieces", [2, 5])
