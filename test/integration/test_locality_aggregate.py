@@ -4,13 +4,19 @@ hosts that store the chunks. share_reader (the DL-MPI reader) runs with ranks on
 presented hosts: the bytes are the file's own, byte for byte, in every collective form,
 in one piece or three, through a view, with a last short chunk; every byte of the file
 is read once, by its chunk's reader, and the readers' local bytes are what the
-scheduler's assignment promised. Independent and nonblocking collective reads stay
-with the library. On the Ceph cluster, in pools of 1 and 2 replicas, the same holds.
+scheduler's assignment promised; nonblocking ones too, several in flight at once.
+Independent reads stay with the library, and so do views piox cannot map. A reader
+whose reads fail fails the reads of the ranks that asked it, and only those. On the
+Ceph cluster, in pools of 1 and 2 replicas, the same holds.
 (Generated views and memory types go through aggregate reads in test_differential.py,
 configuration piox-aggregate.)"""
+import os
+
 import pytest
 
 import locality_shares as shares
+import romio
+from conftest import PEER_BUILD, describe
 
 COLLECTIVE_FORMS = ["at_all", "at_all_split", "pointer_all", "iat_all", "ipointer_all"]
 
@@ -111,3 +117,31 @@ def test_on_ceph_readers_read_where_chunks_are(mpirun, program, ceph_cluster, lo
     plain = sum(shares.local_bytes(mapped["chunks"], mapped["hosts"],
                                    range(len(mapped["chunks"])), shares.rank_hosts(nranks)))
     assert local > plain  # the readers do better than each rank reading its own share
+
+
+@pytest.mark.parametrize("how", ["at_all", "at_all_split"])
+def test_a_reader_that_fails_fails_its_askers_only(mpirun, program, tmp_path, how):
+    """Rank 1's preads fail (test/peer/eio_pread.c). With every chunk local and the
+    shares whole chunks, each rank reads its own share: rank 1's collective read fails
+    with an error, the others' succeed with the file's bytes, and nobody waits."""
+    failing_pread = romio.build_interposer(PEER_BUILD, romio.INTERPOSER_SOURCE.parent / "eio_pread.c")
+    chunk, nranks = 4096, 3
+    data = os.urandom(nranks * 8 * chunk)
+    path = tmp_path / "data.bin"
+    path.write_bytes(data)
+    out = tmp_path / "out"
+    out.mkdir()
+    result = mpirun(nranks, [program("share_reader"), path, out, "--how", how,
+                             "piox_locality=aggregate"],
+                    hosts=list(shares.HOSTS), piox=False,  # preloaded here, before the interposer
+                    env={"LD_PRELOAD": f"{mpirun.library}:{failing_pread}",
+                         "PIOX_DLI_LIBRARY": mpirun.dli_library, "PIOX_TEST_EIO_RANK": "1",
+                         "PIOX_DLI_CHUNK_SIZE": chunk, "PIOX_STATS": "1"})
+    assert result.returncode != 0 and " No Errors" not in result.stdout, describe(result)
+    run = shares.parse_run(result.stdout, result.stderr, nranks)
+    share = len(data) // nranks
+    for rank in (0, 2):
+        assert run["shares"][rank][2] == share, describe(result)  # bytes read
+        assert (out / f"share.{rank}").read_bytes() == data[rank * share:(rank + 1) * share]
+    assert run["shares"][1][2] == 0, describe(result)
+    assert "read_at_all" in result.stdout + result.stderr and "failed" in result.stdout + result.stderr

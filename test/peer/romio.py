@@ -178,13 +178,14 @@ def build_program(source, target, link_flags=()):
     return target
 
 
-def build_interposer(build_dir):
-    """enolck.so: fcntl record locks fail with ENOLCK (see enolck_fcntl.c)."""
-    target = Path(build_dir) / "enolck.so"
-    if not target.exists() or target.stat().st_mtime < INTERPOSER_SOURCE.stat().st_mtime:
+def build_interposer(build_dir, source=INTERPOSER_SOURCE):
+    """An LD_PRELOAD interposer from test/peer, built as <its name>.so in build_dir:
+    by default enolck_fcntl.c (fcntl record locks fail with ENOLCK)."""
+    source = Path(source)
+    target = Path(build_dir) / f"{source.stem}.so"
+    if not target.exists() or target.stat().st_mtime < source.stat().st_mtime:
         target.parent.mkdir(parents=True, exist_ok=True)
-        compile_program(target, ["gcc", "-O2", "-Wall", "-shared", "-fPIC", INTERPOSER_SOURCE,
-                                 "-ldl"])
+        compile_program(target, ["gcc", "-O2", "-Wall", "-shared", "-fPIC", source, "-ldl"])
     return target
 
 
