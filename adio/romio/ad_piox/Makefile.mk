@@ -11,6 +11,7 @@ romio_other_sources +=          \
     adio/ad_piox/ad_piox.c      \
     adio/ad_piox/ad_piox_open.c \
     adio/ad_piox/ad_piox_lock.c \
-    adio/ad_piox/ad_piox_sfp.c
+    adio/ad_piox/ad_piox_sfp.c \
+    adio/ad_piox/ad_piox_strided.c
 
 endif BUILD_AD_PIOX

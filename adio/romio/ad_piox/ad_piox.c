@@ -1,7 +1,8 @@
 /*
  * ad_piox.c - the function table of the piox driver ("piox:" prefix).
- * Data moves through ROMIO's generic UFS routines; Open, OpenColl, SetLock and
- * the shared-pointer slots (patch 0007) are piox's own.
+ * Data moves through ROMIO's generic UFS routines (the strided ones with a
+ * sieving buffer as large as the access in atomic mode, ad_piox_strided.c); Open,
+ * OpenColl, SetLock and the shared-pointer slots (patch 0007) are piox's own.
  */
 
 #include "ad_piox.h"
@@ -19,8 +20,8 @@ struct ADIOI_Fns_struct ADIO_PIOX_operations = {
     ADIOI_GEN_SeekIndividual,   /* SeekIndividual */
     ADIOI_GEN_Fcntl,    /* Fcntl */
     ADIOI_GEN_SetInfo,  /* SetInfo */
-    ADIOI_GEN_ReadStrided,      /* ReadStrided */
-    ADIOI_GEN_WriteStrided,     /* WriteStrided */
+    ADIOI_PIOX_ReadStrided,     /* ReadStrided */
+    ADIOI_PIOX_WriteStrided,    /* WriteStrided */
     ADIOI_GEN_Close,    /* Close */
 #ifdef ROMIO_HAVE_WORKING_AIO
     ADIOI_GEN_IreadContig,      /* IreadContig */

@@ -45,6 +45,12 @@ int ADIOI_PIOX_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int 
 void ADIOI_PIOX_GetSharedFP(ADIO_File fd, ADIO_Offset incr, ADIO_Offset * shared_fp,
                             int *error_code);
 void ADIOI_PIOX_SetSharedFP(ADIO_File fd, ADIO_Offset offset, int *error_code);
+void ADIOI_PIOX_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                            int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                            int *error_code);
+void ADIOI_PIOX_WriteStrided(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
+                             int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                             int *error_code);
 void ADIOI_PIOX_GetOrderedFP(ADIO_File fd, ADIO_Offset incr, ADIO_Offset * shared_fp,
                              int *error_code);
 
