@@ -57,16 +57,18 @@ void ADIOI_PIOX_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype dat
     /* ad_read_str.c takes the size from fd->info, not fd->hints (ad_write_str.c's
      * source): the info's value is changed for the call and put back. */
     char hint[MPI_MAX_INFO_VAL + 1] = "", sieve[32];
-    int found = 0, size;
-    ADIOI_Info_get(fd->info, "ind_rd_buffer_size", MPI_MAX_INFO_VAL, hint, &found);
-    size = PIOX_sieve_size(fd, found ? atoi(hint) : fd->hints->ind_rd_buffer_size, count,
-                           datatype);
-    if (found) {
+    int found = 0, user = 0, size = 0;
+    if (fd->atomicity) {  /* else the user's size stands: no info lookup on this path */
+        ADIOI_Info_get(fd->info, "ind_rd_buffer_size", MPI_MAX_INFO_VAL, hint, &found);
+        user = found ? atoi(hint) : 0;
+        size = found ? PIOX_sieve_size(fd, user, count, datatype) : 0;
+    }
+    if (size != user) {
         snprintf(sieve, sizeof sieve, "%d", size);
         ADIOI_Info_set(fd->info, "ind_rd_buffer_size", sieve);
     }
     ADIOI_GEN_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
-    if (found)
+    if (size != user)
         ADIOI_Info_set(fd->info, "ind_rd_buffer_size", hint);
 }
 
