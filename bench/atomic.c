@@ -35,9 +35,14 @@
  * so every int a read returns must be equal, and (atomic mode is sequentially
  * consistent) never older than what that reader saw before. After close, the file
  * must hold the last version in every written int and 0 in every hole. In
- * disjoint_writers, every block must hold, in every 8-byte word, its owner's tag
- * for the last iteration: a lost update or a write into a neighbour's block fails.
- * In lone_writer, every word must hold the writer's tag for its last iteration.
+ * disjoint_writers, every block must hold, in every tag-sized word, its owner's
+ * tag for the last iteration, byte for byte: a lost update or a write into a
+ * neighbour's block fails. Tags are 8 bytes where --block is a multiple of 8, else
+ * 4 bytes (--block must be a multiple of 4): so 4-byte blocks, the fine
+ * interleaving of vector(N,1,ranks) ints, carry one tag each, and every int must
+ * hold its writer's last one. A 4-byte tag holds the rank in its top byte (254
+ * ranks at most) and the iteration modulo 2^24 - 1 below it. In lone_writer, every
+ * word must hold the writer's tag for its last iteration.
  * A failed check prints the problem on stderr and ends the run with status 1.
  *
  * Rank 0 prints one line of JSON on stdout (keys documented at print_result).
@@ -63,6 +68,7 @@ struct options {
     const char *directory;
     int ints;              /* atomicity cases: ints per access */
     int block;             /* disjoint_writers: bytes per block; lone_writer: per call */
+    int tag_bytes;         /* 8 where block is a multiple of 8, else 4 */
     int blocks;            /* disjoint_writers: blocks per call and rank */
     double budget;         /* seconds of timed iterations */
     double warmup;         /* seconds of the warm-up */
@@ -201,9 +207,35 @@ static void check_noncontig_file(struct run *run, const unsigned char *file, uin
 
 /* disjoint_writers -------------------------------------------------------------- */
 
-static uint64_t writer_tag(int rank, uint64_t iteration)
+/* A writer's tag for an iteration, in tag_bytes bytes: the rank above, the iteration
+ * below; never 0, as holes read. */
+static uint64_t writer_tag(int rank, uint64_t iteration, int tag_bytes)
 {
-    return ((uint64_t)(rank + 1) << 40) | (iteration + 1);  /* never 0, as holes read */
+    const int shift = tag_bytes == 8 ? 40 : 24;
+    return ((uint64_t)(rank + 1) << shift) | (iteration % ((1ULL << shift) - 1) + 1);
+}
+
+/* The tag's tag_bytes bytes, in memory order, at `at` (unaligned). */
+static void store_tag(unsigned char *at, uint64_t tag, int tag_bytes)
+{
+    if (tag_bytes == 8) {
+        memcpy(at, &tag, 8);
+    } else {
+        const uint32_t narrow = (uint32_t)tag;
+        memcpy(at, &narrow, 4);
+    }
+}
+
+static uint64_t load_tag(const unsigned char *at, int tag_bytes)
+{
+    if (tag_bytes == 8) {
+        uint64_t tag;
+        memcpy(&tag, at, 8);
+        return tag;
+    }
+    uint32_t narrow;
+    memcpy(&narrow, at, 4);
+    return narrow;
 }
 
 static uint64_t disjoint_bytes_per_access(const struct options *o)
@@ -231,10 +263,10 @@ static void disjoint_view(struct run *run, MPI_Datatype *filetype)
  * of the view (disjoint_writers on every rank, lone_writer on the last). */
 static void write_tagged(struct run *run)
 {
-    uint64_t *words = run->buffer;
-    const uint64_t tag = writer_tag(world_rank, run->iterations_done);
-    for (size_t i = 0; i < (size_t)run->count / sizeof tag; i++)
-        words[i] = tag;
+    const int width = run->o->tag_bytes;
+    const uint64_t tag = writer_tag(world_rank, run->iterations_done, width);
+    for (size_t at = 0; at + (size_t)width <= (size_t)run->count; at += (size_t)width)
+        store_tag((unsigned char *)run->buffer + at, tag, width);
     MPI_Status status;
     const double start = MPI_Wtime();
     check_mpi(MPI_File_write_at(run->fh, 0, run->buffer, run->count, MPI_BYTE, &status),
@@ -242,35 +274,33 @@ static void write_tagged(struct run *run)
     run->access_seconds += MPI_Wtime() - start;
 }
 
-/* The offset of the first 8-byte word of data[0, bytes) that is not tag, or -1. */
-static long first_other_word(const unsigned char *data, uint64_t bytes, uint64_t tag)
+/* The offset of the first tag_bytes-byte word of data[0, bytes) that is not tag, or
+ * -1. bytes is a multiple of tag_bytes, so every byte is compared. */
+static long first_other_word(const unsigned char *data, uint64_t bytes, uint64_t tag,
+                             int tag_bytes)
 {
-    for (uint64_t at = 0; at + 8 <= bytes; at += 8) {
-        uint64_t word;
-        memcpy(&word, data + at, sizeof word);
-        if (word != tag)
+    for (uint64_t at = 0; at + (uint64_t)tag_bytes <= bytes; at += (uint64_t)tag_bytes)
+        if (load_tag(data + at, tag_bytes) != tag)
             return (long)at;
-    }
     return -1;
 }
 
 static void check_disjoint_file(struct run *run, const unsigned char *file, uint64_t bytes)
 {
-    const int block = run->o->block;
+    const int block = run->o->block, width = run->o->tag_bytes;
     const uint64_t last = run->iterations_done - 1;  /* the same on every rank */
     for (uint64_t b = 0; b < bytes / (uint64_t)block; b++) {
         const int owner = (int)(b % (uint64_t)world_size);
         if (owner != world_rank)
             continue;  /* each rank checks its own blocks: the file is read once */
         const unsigned char *data = file + b * (uint64_t)block;
-        const long at = first_other_word(data, (uint64_t)block, writer_tag(owner, last));
+        const uint64_t expected = writer_tag(owner, last, width);
+        const long at = first_other_word(data, (uint64_t)block, expected, width);
         if (at >= 0) {
-            uint64_t word;
-            memcpy(&word, data + at, sizeof word);
             fail(run, "block %llu (rank %d's) holds at byte %ld the tag %#llx, expected "
                       "%#llx (its last write)",
-                 (unsigned long long)b, owner, at, (unsigned long long)word,
-                 (unsigned long long)writer_tag(owner, last));
+                 (unsigned long long)b, owner, at,
+                 (unsigned long long)load_tag(data + at, width), (unsigned long long)expected);
             return;
         }
     }
@@ -291,8 +321,9 @@ static void lone_writer_access(struct run *run)
 
 static void check_lone_file(struct run *run, const unsigned char *file, uint64_t bytes)
 {
-    const uint64_t expected = writer_tag(world_size - 1, run->iterations_done - 1);
-    const long at = first_other_word(file, bytes, expected);
+    const int width = run->o->tag_bytes;
+    const uint64_t expected = writer_tag(world_size - 1, run->iterations_done - 1, width);
+    const long at = first_other_word(file, bytes, expected, width);
     if (at >= 0)
         fail(run, "byte %ld does not hold the tag %#llx (the last write)", at,
              (unsigned long long)expected);
@@ -432,7 +463,7 @@ static void usage(void)
 
 static struct options parse_options(int argc, char **argv, char *hints, size_t hints_size)
 {
-    struct options o = {NULL, NULL, 10000, 1024, 16, 0.5, 0.1, 1000000, MPI_INFO_NULL};
+    struct options o = {NULL, NULL, 10000, 1024, 8, 16, 0.5, 0.1, 1000000, MPI_INFO_NULL};
     if (argc < 3 || (argc - 3) % 2 != 0)
         usage();
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)
@@ -467,10 +498,17 @@ static struct options parse_options(int argc, char **argv, char *hints, size_t h
         } else
             usage();
     }
-    /* disjoint_writers' tags are 8-byte words filling each block. */
-    if (o.scenario == NULL || o.ints < 1 || o.block < 8 || o.block % 8 != 0 || o.blocks < 1 ||
+    /* The writers' tags fill each block: 8-byte words, or 4-byte ones (one int each). */
+    if (o.scenario == NULL || o.ints < 1 || o.block < 4 || o.block % 4 != 0 || o.blocks < 1 ||
         o.max_iterations < 1 || o.budget <= 0)
         usage();
+    o.tag_bytes = o.block % 8 == 0 ? 8 : 4;
+    if (o.tag_bytes == 4 && world_size > 254) {
+        if (world_rank == 0)
+            fprintf(stderr, "atomic: 4-byte tags have room for 254 ranks\n");
+        MPI_Finalize();
+        exit(2);
+    }
     if (is_atomicity_case(o.scenario) && world_size < 2) {
         if (world_rank == 0)
             fprintf(stderr, "atomic: %s needs 2 ranks or more (a writer and readers)\n",

@@ -1,10 +1,12 @@
 """bench/benchlib.py - what the bench drivers share: the MPIs they measure, compiling
-a program, one launch of it with a time limit, medians, the table and the JSON
-header (machine, MPI versions, libpiox builds).
+a program, one launch of it with a time limit, CPU load beside it, medians and
+spreads, the table and the JSON header (machine, MPI versions, libpiox builds).
 
 Standard library only, imported by the drivers in this directory (bench/shared_fp,
 bench/atomic), which each keep their own cases, configurations and targets.
 """
+import contextlib
+import ctypes
 import datetime
 import json
 import os
@@ -112,6 +114,10 @@ def run_program(command, timeout, env=None, discard_stdout=False):
         stdout, stderr = process.communicate()
         raise RunFailed(f"{' '.join(command)}: no result after {timeout:.0f} s\n"
                         f"{stdout or ''}{stderr}")
+    except BaseException:  # Ctrl-C, SIGTERM: the run's own session would outlive us
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
     stdout = stdout or ""
     measured = None
     for line in stdout.splitlines():
@@ -123,8 +129,60 @@ def run_program(command, timeout, env=None, discard_stdout=False):
     return process.returncode, stdout, stderr, measured
 
 
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _die_with_parent():
+    """In a child, before exec: the kernel kills it when the driver dies, even by
+    SIGKILL, where no finally clause runs."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass  # not Linux: the finally clause of cpu_load still kills them
+
+
+@contextlib.contextmanager
+def cpu_load(processes):
+    """`processes` CPU-bound shell loops run beside the block, killed and reaped when
+    it ends, however it ends. Each has a session (and process group) of its own: with
+    the kernel's autogroup scheduling (Debian's default) a session is one scheduling
+    entity, so N loops weigh as N processes, as MPICH's ranks (each setsid) do."""
+    started = []
+    try:
+        for _ in range(processes):
+            started.append(subprocess.Popen(
+                ["/bin/sh", "-c", "while :; do :; done"], stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                start_new_session=True, preexec_fn=_die_with_parent))
+        yield started
+    finally:
+        for process in started:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for process in started:
+            process.wait()
+
+
+def exit_on_signals():
+    """SIGTERM and SIGHUP end the driver as Ctrl-C does, through its finally clauses
+    (which stop the load and the run in progress), not at once."""
+    def leave(number, _frame):
+        raise SystemExit(128 + number)
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, leave)
+
+
 def median(values):
     return statistics.median(values) if values else None
+
+
+def spread(values):
+    """max/min of the runs; None with fewer than two (or a zero)."""
+    if len(values) < 2 or min(values) <= 0:
+        return None
+    return max(values) / min(values)
 
 
 def noisy(values):
