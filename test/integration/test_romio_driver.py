@@ -28,7 +28,6 @@ from conftest import BUILD, describe  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("no_force_from_outside")
 
-LIBROMIO = romio.STANDALONE_LIB
 DRIVER_BUILD = BUILD / "test" / "peer" / "romio-driver"
 FORCE_PIOX = {"ROMIO_FSTYPE_FORCE": "piox:"}
 
@@ -143,14 +142,4 @@ def test_plain_path_takes_fcntl_locks(mpirun, driver_tests, tmp_path):
 
 
 def test_programs_link_patched_libromio_before_libmpich(driver_tests):
-    program = driver_tests.executable("atomicity")
-    dynamic = subprocess.run(["readelf", "-d", str(program)], capture_output=True, text=True,
-                             check=True).stdout
-    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^]]+)\]", dynamic)
-    names = [n.split(".so")[0] for n in needed]
-    assert "libromio" in names and "libmpich" in names, needed
-    assert names.index("libromio") < names.index("libmpich"), needed
-    assert str(LIBROMIO.parent) in dynamic, dynamic  # the rpath: this build, not another
-    resolved = subprocess.run(["ldd", str(program)], capture_output=True, text=True,
-                              check=True).stdout
-    assert f"{LIBROMIO.parent}/libromio.so" in resolved, resolved
+    romio.check_loads_standalone_first(driver_tests.executable("atomicity"))

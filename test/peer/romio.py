@@ -36,10 +36,14 @@ FILENAME_PLACEHOLDER = "$FILENAME"
 SRCDIR_PLACEHOLDER = "$srcdir"  # syshints reads $srcdir/test_hintfile
 
 # The standalone libromio of scripts/build-romio (ROMIO with the ad_piox driver),
-# and the flags that link a program with it before the libmpich mpicc adds.
+# and the flags that link a program with it before the libmpich mpicc adds (or
+# mpif90's libmpichfort). --no-as-needed: Debian's gcc links --as-needed, which
+# drops libromio from a program whose own code calls no MPI_File_* routine (a
+# Fortran one: its calls go through libmpichfort), and the program then runs the
+# ROMIO inside libmpich without a word.
 STANDALONE_LIB = REPO / "_build" / "romio" / "prefix" / "lib" / "libromio.so"
 STANDALONE_LINK_FLAGS = [f"-L{STANDALONE_LIB.parent}", f"-Wl,-rpath,{STANDALONE_LIB.parent}",
-                         "-lromio"]
+                         "-Wl,--push-state,--no-as-needed", "-lromio", "-Wl,--pop-state"]
 
 # Substitutions configure makes in the few tests shipped as <name>.c.in.
 CONFIGURE_SUBSTITUTIONS = {"LL": "lld"}
@@ -176,6 +180,24 @@ def build_program(source, target, link_flags=()):
         compile_program(target, [MPICC, "-O2", f"-I{source.parent}", source, *link_flags,
                           "-ldl", "-lpthread"])
     return target
+
+
+def check_loads_standalone_first(program):
+    """program, linked with STANDALONE_LINK_FLAGS, names this build's libromio itself
+    (NEEDED, run path) and loads it before any MPICH library, so that the dynamic
+    linker resolves every MPI_File_* and PMPI_File_* symbol there, whoever calls it."""
+    dynamic = subprocess.run(["readelf", "-d", str(program)], capture_output=True, text=True,
+                             check=True).stdout
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^]]+)\]", dynamic)
+    assert any(n.startswith("libromio.so") for n in needed), needed
+    assert str(STANDALONE_LIB.parent) in dynamic, dynamic  # the rpath: this build, not another
+    resolved = subprocess.run(["ldd", str(program)], capture_output=True, text=True,
+                              check=True).stdout
+    assert f"{STANDALONE_LIB.parent}/libromio.so" in resolved, resolved
+    loaded = [line.split()[0] for line in resolved.splitlines() if "=>" in line]  # load order
+    mpich = [i for i, name in enumerate(loaded) if name.startswith("libmpich")]
+    romio_at = next(i for i, name in enumerate(loaded) if name.startswith("libromio.so"))
+    assert mpich and romio_at < min(mpich), loaded
 
 
 def build_interposer(build_dir, source=INTERPOSER_SOURCE):
