@@ -27,10 +27,10 @@ RANK_COUNTS = [1, 4]
 
 # The file layout fortran_shared.f90 writes (see its header): RECLEN-byte text
 # records, NSHARED "shared" ones per rank, then one "ordered", "ishared" and
-# "split" per rank.
+# "split" per rank. (fortran_f08_shared.f90 writes its records alike, test_romio_clients.)
 RECLEN = 32
 NSHARED = 3
-RECORD = re.compile(rb"(shared |ordered|ishared|split  ) rank=(\d{6}) seq=(\d{6}) \n")
+RECORD = re.compile(rb"(shared |ordered|ishared|split  |atomic ) rank=(\d{6}) seq=(\d{6}) \n")
 
 # What each rank of fortran_shared.f90 calls, as piox's statistics name it.
 EXPECTED_CALLS = {
@@ -83,11 +83,12 @@ def openmpi_fortran_program(tmp_path_factory):
     return compile_fortran(OPENMPI_FC, output, [f"-L{d}" for d in libdirs])
 
 
-def run_watched(run, nprocs, program, directory, piox=True):
-    """Runs the program on directory/DATA_FILE; returns the result and the names created."""
+def run_watched(run, nprocs, program, directory, piox=True, env=None):
+    """Runs the program on directory/DATA_FILE (env: PIOX_STATS=1 unless given);
+    returns the result and the names created."""
     with romio.CreatedNames(directory) as created:
         result = run(nprocs, [program, directory / DATA_FILE], piox=piox,
-                     env={"PIOX_STATS": "1"})
+                     env={"PIOX_STATS": "1"} if env is None else env)
     return result, created.names
 
 
@@ -115,15 +116,18 @@ def check_file(path, nprocs):
     ordered, ishared, split = (records[shared_end + i * nprocs:shared_end + (i + 1) * nprocs]
                                for i in range(3))
     one_per_rank = range(nprocs)
-
-    # Shared writes: each record exactly once, any interleaving, but each rank's own
-    # records in the order it wrote them.
-    assert sorted(shared) == [("shared", r, s) for r in one_per_rank for s in range(NSHARED)]
-    for rank in one_per_rank:
-        assert [seq for _, writer, seq in shared if writer == rank] == list(range(NSHARED))
+    check_shared_records(shared, nprocs)
     assert ordered == [("ordered", r, 0) for r in one_per_rank]
     assert sorted(ishared) == [("ishared", r, 0) for r in one_per_rank]
     assert split == [("split", r, 0) for r in one_per_rank]
+
+
+def check_shared_records(shared, nprocs):
+    """Shared writes: each record exactly once, any interleaving, but each rank's own
+    records in the order it wrote them."""
+    assert sorted(shared) == [("shared", r, s) for r in range(nprocs) for s in range(NSHARED)]
+    for rank in range(nprocs):
+        assert [seq for _, writer, seq in shared if writer == rank] == list(range(NSHARED))
 
 
 def stats_by_rank(stderr):

@@ -180,72 +180,6 @@ program fortran_shared
 
 contains
 
-    function make_record(kind, writer, seq) result(r)
-        character(len=*), intent(in) :: kind
-        integer, intent(in) :: writer, seq
-        character(len=RECLEN) :: r
-        character(len=7) :: label
-        label = kind  ! left-justified: the A edit descriptor would right-justify `kind`
-        write (r, '(A7,1X,A5,I6.6,1X,A4,I6.6,1X)') label, 'rank=', writer, 'seq=', seq
-        r(RECLEN:RECLEN) = achar(10)
-    end function make_record
-
-    ! Counts record `r` of a section of `per_rank` records per writer in `seen`.
-    subroutine tally(r, kind, per_rank)
-        character(len=RECLEN), intent(in) :: r
-        character(len=*), intent(in) :: kind
-        integer, intent(in) :: per_rank
-        integer :: writer, seq, iostat
-        read (r, '(13X,I6,5X,I6)', iostat=iostat) writer, seq
-        if (iostat /= 0 .or. writer < 0 .or. writer >= nprocs .or. &
-            seq < 0 .or. seq >= per_rank) then
-            call fail('unexpected ' // kind // ' record "' // r(1:RECLEN - 1) // '"')
-        else if (r /= make_record(kind, writer, seq)) then
-            call fail('corrupt ' // kind // ' record "' // r(1:RECLEN - 1) // '"')
-        else
-            seen(writer * per_rank + seq) = seen(writer * per_rank + seq) + 1
-        end if
-    end subroutine tally
-
-    ! Collective: together the ranks read each record of the section exactly once.
-    subroutine expect_each_once(kind)
-        character(len=*), intent(in) :: kind
-        integer :: seen_by_all(size(seen)), reduce_ierr
-        call MPI_ALLREDUCE(seen, seen_by_all, size(seen), MPI_INTEGER, MPI_SUM, &
-                           MPI_COMM_WORLD, reduce_ierr)
-        if (rank == 0 .and. any(seen_by_all /= 1)) then
-            print '(3A)', 'the ', kind, ' records were not read exactly once each; times read:'
-            print '(*(I3))', seen_by_all
-            errors = errors + 1
-        end if
-    end subroutine expect_each_once
-
-    ! In an ordered section rank r reads the record rank r wrote.
-    subroutine expect_own_record(r, kind, routine)
-        character(len=RECLEN), intent(in) :: r
-        character(len=*), intent(in) :: kind, routine
-        if (r /= make_record(kind, rank, 0)) &
-            call fail(routine // ' read "' // r(1:RECLEN - 1) // '"')
-    end subroutine expect_own_record
-
-    ! Collective: the barriers keep other ranks' accesses (which need not synchronise,
-    ! even the collective ones) from moving the pointer before or while it is read.
-    subroutine expect_position(expected, when)
-        integer(kind=MPI_OFFSET_KIND), intent(in) :: expected
-        character(len=*), intent(in) :: when
-        integer(kind=MPI_OFFSET_KIND) :: position
-        integer :: barrier_ierr
-        call MPI_BARRIER(MPI_COMM_WORLD, barrier_ierr)
-        call MPI_FILE_GET_POSITION_SHARED(fh, position, ierr)
-        call check_ierr('MPI_FILE_GET_POSITION_SHARED')
-        call MPI_BARRIER(MPI_COMM_WORLD, barrier_ierr)
-        if (position /= expected) then
-            print '(A,I0,3A,I0,A,I0)', 'rank ', rank, ': shared position ', when, ' is ', &
-                position, ', expected ', expected
-            errors = errors + 1
-        end if
-    end subroutine expect_position
-
     ! Every access here moves exactly one record.
     subroutine expect_count(st, routine)
         integer, intent(in) :: st(MPI_STATUS_SIZE)
@@ -259,20 +193,14 @@ contains
         end if
     end subroutine expect_count
 
-    subroutine check_ierr(routine)
-        character(len=*), intent(in) :: routine
-        character(len=MPI_MAX_ERROR_STRING) :: message
-        integer :: length, string_ierr
-        if (ierr /= MPI_SUCCESS) then
-            call MPI_ERROR_STRING(ierr, message, length, string_ierr)
-            call fail(routine // ' failed: ' // message(1:length))
-        end if
-    end subroutine check_ierr
+    ! In an ordered section rank r reads the record rank r wrote.
+    subroutine expect_own_record(r, kind, routine)
+        character(len=RECLEN), intent(in) :: r
+        character(len=*), intent(in) :: kind, routine
+        if (r /= make_record(kind, rank, 0)) &
+            call fail(routine // ' read "' // r(1:RECLEN - 1) // '"')
+    end subroutine expect_own_record
 
-    subroutine fail(message)
-        character(len=*), intent(in) :: message
-        print '(A,I0,2A)', 'rank ', rank, ': ', message
-        errors = errors + 1
-    end subroutine fail
+    include 'fortran_records.inc'
 
 end program fortran_shared
