@@ -29,6 +29,11 @@ inline void futex_wake_all(std::atomic<uint32_t> *word)
             nullptr, 0);
 }
 
+inline void futex_wake_one(std::atomic<uint32_t> *word)
+{
+    syscall(SYS_futex, reinterpret_cast<uint32_t *>(word), FUTEX_WAKE, 1, nullptr, nullptr, 0);
+}
+
 }  // namespace piox::adio
 
 #endif

@@ -8,9 +8,11 @@
 //   enter:   under the shard mutex take the next ticket, publish the slot, and look
 //            for a conflicting slot (overlapping extents, one of them a writer) that
 //            is granted or waiting. None: granted at once. Otherwise wait, asleep on
-//            the slot's state word, until a releaser grants it.
+//            the slot's state word, until a releaser grants it (how long it spins or
+//            yields first depends on how busy the node is: wait.h).
 //   release: under the mutex free the slot, then grant every waiting slot (in ticket
-//            order) that no earlier slot, granted or waiting, conflicts with.
+//            order) that no earlier slot, granted or waiting, conflicts with; after
+//            the mutex, wake exactly the granted slots' sleepers (handoff).
 // Why this shape:
 //   - Exact extents, not whole regions, are compared, so disjoint accesses never wait
 //     for each other however finely they interleave (regions only spread the
@@ -42,6 +44,11 @@
 namespace piox::adio {
 namespace {
 
+// At the segment's start, before the shards.
+struct alignas(64) SegmentHeader {
+    std::atomic<uint32_t> asleep;  // processes asleep in any of the lock's futexes (wait.h)
+};
+
 struct alignas(64) ShardHeader {
     ShmMutex mutex;
     uint64_t next_ticket;
@@ -59,7 +66,7 @@ public:
         : ShardedRangeLock(shard_count(size)), comm_(comm), win_(win), segment_(segment),
           rank_(rank), size_(size),
           shard_bytes_(shard_bytes(size)),
-          policy_(WaitPolicy::for_lock(size))
+          policy_(WaitPolicy::for_lock(size, &reinterpret_cast<SegmentHeader *>(segment)->asleep))
     {
     }
 
@@ -72,9 +79,12 @@ public:
 
     static void initialise(void *segment, int size)
     {
+        new (segment) SegmentHeader();
+        reinterpret_cast<SegmentHeader *>(segment)->asleep.store(0, std::memory_order_relaxed);
         const int shards = shard_count(size);
         for (int s = 0; s < shards; s++) {
-            char *base = static_cast<char *>(segment) + static_cast<size_t>(s) * shard_bytes(size);
+            char *base = static_cast<char *>(segment) + sizeof(SegmentHeader) +
+                         static_cast<size_t>(s) * shard_bytes(size);
             new (base) ShardHeader();
             auto *slots = reinterpret_cast<Slot *>(base + sizeof(ShardHeader));
             for (int p = 0; p < size; p++) {
@@ -84,12 +94,16 @@ public:
         }
     }
 
-    static size_t segment_bytes(int size) { return shard_bytes(size) * shard_count(size); }
+    static size_t segment_bytes(int size)
+    {
+        return sizeof(SegmentHeader) + shard_bytes(size) * shard_count(size);
+    }
 
 private:
     ShardHeader &header(int shard) const
     {
-        return *reinterpret_cast<ShardHeader *>(segment_ + static_cast<size_t>(shard) * shard_bytes_);
+        return *reinterpret_cast<ShardHeader *>(segment_ + sizeof(SegmentHeader) +
+                                                static_cast<size_t>(shard) * shard_bytes_);
     }
     Slot *slots(int shard) const
     {
@@ -124,7 +138,7 @@ private:
             uint32_t expected = kWaiting;
             if (mine.state.compare_exchange_strong(expected, kSleeping, std::memory_order_acq_rel) ||
                 expected == kSleeping)
-                futex_wait(&mine.state, kSleeping);
+                policy_.sleep(&mine.state, kSleeping);
         }
     }
 
@@ -135,10 +149,17 @@ private:
         head.mutex.lock(policy_);
         table[rank_].state.store(kFree, std::memory_order_relaxed);
         grantable(table, size_, &granted_);
+        sleepers_.clear();
         for (int w : granted_)
             if (table[w].state.exchange(kGranted, std::memory_order_acq_rel) == kSleeping)
-                futex_wake_all(&table[w].state);
+                sleepers_.push_back(w);
         head.mutex.unlock();
+        // Woken after the mutex is let go, so that a woken process never finds it
+        // held by its waker. A wake that arrives late (the slot already granted,
+        // freed and waiting again) is only a spurious one: the waiter checks its
+        // state again and sleeps on.
+        for (int w : sleepers_)
+            futex_wake_one(&table[w].state);
         return MPI_SUCCESS;
     }
 
@@ -149,7 +170,8 @@ private:
     int size_;
     size_t shard_bytes_;
     WaitPolicy policy_;
-    std::vector<int> granted_;  // scratch for leave()
+    std::vector<int> granted_;   // scratch for leave(): the slots it grants
+    std::vector<int> sleepers_;  // and those of them asleep
 };
 
 }  // namespace

@@ -27,7 +27,7 @@ struct ShmHeader {
     alignas(64) std::atomic<int64_t> pointer;
     alignas(64) std::atomic<uint32_t> arrived;  // processes in the current rendezvous
     alignas(64) std::atomic<uint32_t> generation;  // bumped when a rendezvous completes
-    std::atomic<uint32_t> sleepers;  // waiters inside futex_wait
+    std::atomic<uint32_t> sleepers;  // waiters inside futex_wait (also WaitPolicy's count)
     int32_t status;                  // outcome of the last rendezvous
 };
 
@@ -36,7 +36,7 @@ public:
     ShmTransport(MPI_Comm comm, MPI_Win win, ShmHeader *header, int rank, int size)
         : comm_(comm), win_(win), header_(header), rank_(rank), size_(size),
           posted_(reinterpret_cast<MPI_Offset *>(header + 1)), results_(posted_ + size),
-          policy_(WaitPolicy::for_processes(size))
+          policy_(WaitPolicy::for_processes(size, &header->sleepers))
     {
     }
 

@@ -1,6 +1,6 @@
-// How processes of one node wait for each other in shared memory: a short spin,
-// a few yields, then sleep on a futex. Shared by the shared file pointer's
-// rendezvous and the byte-range lock.
+// How processes of one node wait for each other in shared memory: spin, yield or
+// sleep on a futex, chosen at each wait by how busy the node's CPUs are. Shared by
+// the shared file pointer's rendezvous and the byte-range lock.
 #ifndef PIOX_ADIO_WAIT_H
 #define PIOX_ADIO_WAIT_H
 
@@ -21,47 +21,89 @@ inline void cpu_relax()
 #endif
 }
 
-// How long a process waits actively before it sleeps on the futex. Waking a sleeper
-// costs tens of microseconds in a VM, so when every process of the node has a CPU a
-// long spin (a few microseconds) finishes most waits without sleeping. When ranks
-// outnumber CPUs, spinning only delays the processes being waited for, so spin
-// briefly and hand the CPU over with a few sched_yield calls before sleeping.
-// (Measured with bench/shared_fp; more yields made 8 ranks on 2 CPUs slower.)
-struct WaitPolicy {
-    int spins;
-    int yields;
+// The node's runnable tasks right now (running or ready to run, the caller
+// included): /proc/loadavg's fourth field, which the kernel sums over the CPUs'
+// run queues when the file is read. Read again at most once a millisecond, so a
+// burst of short waits costs one read. 0 when the file cannot be read.
+int node_runnable_tasks();
 
-    static WaitPolicy for_processes(int processes)
+// How long a process waits actively before it sleeps on the futex, decided when a
+// wait begins, from what the node's CPUs are doing then:
+//   - A CPU is free (runnable tasks <= CPUs): spin, then yield, then sleep. Waking a
+//     sleeper costs tens of microseconds in a VM, and a holder that is running
+//     finishes most waits within the spin.
+//   - The CPUs are taken, but by the processes sharing the object (the runnable
+//     tasks, less those of them not asleep, leave at most one other: the launcher's
+//     proxy, say): a few spins, then yields. A process that yields stays runnable
+//     and takes the lock the moment it is handed over, while a sleeper's wake-up
+//     waits for a time slice: twice as fast at 4-8 ranks on 2 CPUs (bench/atomic,
+//     examples/atomic_blocks).
+//   - Other work takes CPUs too (a busy node, OS noise, another job): sleep at once.
+//     A yield would then hand a whole time slice to a process that never yields,
+//     while the process being waited for (a lock holder, the last to arrive) waits
+//     for a CPU behind it; a sleeper leaves the run queue, and the kernel wakes it
+//     straight into its turn (issue 19's load tables).
+// `asleep` counts the processes sharing the object that sleep in a futex right now
+// (sleep() keeps it), so that they are not mistaken for other work's absence.
+struct WaitPolicy {
+    int processes;                            // of this node, sharing the object
+    int yields;                               // before sleeping, when yielding pays
+    std::atomic<uint32_t> *asleep = nullptr;  // in the object's shared memory
+
+    static WaitPolicy for_processes(int processes, std::atomic<uint32_t> *asleep)
     {
-        static const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        return processes <= cpus ? WaitPolicy{2000, 10} : WaitPolicy{64, 10};
+        return WaitPolicy{processes, 10, asleep};
     }
 
-    // For a lock handed from process to process (lock_shm_range.cpp): the same spin,
-    // but many more yields before sleeping. A lock is handed over once per access, and
-    // when ranks outnumber CPUs a sleeper's wake-up waits for a time slice, while a
-    // process that yields is still runnable and takes the lock at once (measured with
-    // bench/atomic and examples/atomic_blocks: twice as fast at 4-8 ranks on 2 CPUs).
-    static WaitPolicy for_lock(int processes)
+    // For a lock handed from process to process (lock_shm_range.cpp): many more
+    // yields before sleeping, since a lock is handed over once per access (measured
+    // with bench/atomic and examples/atomic_blocks).
+    static WaitPolicy for_lock(int processes, std::atomic<uint32_t> *asleep)
     {
-        return WaitPolicy{for_processes(processes).spins, 1000};
+        return WaitPolicy{processes, 1000, asleep};
+    }
+
+    struct Budget {
+        int spins;
+        int yields;
+    };
+
+    Budget budget() const
+    {
+        static const int cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+        const int runnable = node_runnable_tasks();
+        if (runnable <= cpus)  // 0 (unknown) included
+            return Budget{2000, yields};
+        const int ours_awake = processes - static_cast<int>(asleep->load(std::memory_order_relaxed));
+        if (runnable - ours_awake <= 1)
+            return Budget{64, yields};
+        return Budget{0, 0};
     }
 
     // Spins and yields until done() or the budget is spent; true when done().
     template <typename Done>
     bool wait_actively(Done done) const
     {
-        for (int i = 0; i < spins; i++) {
+        const Budget allowed = budget();
+        for (int i = 0; i < allowed.spins; i++) {
             if (done())
                 return true;
             cpu_relax();
         }
-        for (int i = 0; i < yields; i++) {
+        for (int i = 0; i < allowed.yields; i++) {
             if (done())
                 return true;
             sched_yield();
         }
         return done();
+    }
+
+    // futex_wait, counted in `asleep`.
+    void sleep(std::atomic<uint32_t> *word, uint32_t expected) const
+    {
+        asleep->fetch_add(1, std::memory_order_relaxed);
+        futex_wait(word, expected);
+        asleep->fetch_sub(1, std::memory_order_relaxed);
     }
 };
 
@@ -80,13 +122,15 @@ public:
         if (taken)
             return;
         while (word_.exchange(2, std::memory_order_acquire) != 0)
-            futex_wait(&word_, 2);
+            policy.sleep(&word_, 2);
     }
 
+    // Wakes one sleeper: it takes the mutex with state 2, so that its own unlock
+    // wakes the next (handoff, no thundering herd).
     void unlock()
     {
         if (word_.exchange(0, std::memory_order_release) == 2)
-            futex_wake_all(&word_);
+            futex_wake_one(&word_);
     }
 
     void reset() { word_.store(0, std::memory_order_relaxed); }

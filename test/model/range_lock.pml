@@ -32,6 +32,10 @@
  *     it. This cut the state space from 537k to 18k states (3 processes).
  *   - Futex wait. The blocking guard `state == GRANTED` is exactly what a correct
  *     futex loop gives: a wake cannot be lost because the futex re-checks the value.
+ *     How long a waiter spins or yields before it sleeps (wait.h) is invisible here,
+ *     and so is where the releaser issues the wake: it sets GRANTED under the mutex
+ *     and wakes the sleeper after letting the mutex go, and a wake that arrives
+ *     after the slot was granted, freed and reused is a spurious one the loop absorbs.
  *   - A FREE slot's stale fields are cleared, so equal protocol states are one state.
  *
  * Checks (see README.md): assertions in the critical section (per cell at most one
