@@ -17,7 +17,13 @@
 namespace piox::adio {
 
 constexpr MPI_Offset kRegionBytes = MPI_Offset(1) << 18;  // 256 KiB: region r -> shard r % n
-constexpr int kSlotExtents = 32;  // a process's extents in one shard, coarsened past this
+// A process's extents in one shard, coarsened past this. Coarsening merges a
+// process's pieces across the gaps between them, which other processes' interleaved
+// pieces fill, so a coarsened request conflicts with its neighbours and the writers
+// serialise. 128 keeps examples/atomic_blocks.c's 64 interleaved blocks per call
+// exact (at 32 they serialised, 2.5x slower at 8 ranks: bench/atomic demo_blocks);
+// a slot is then 2 KiB.
+constexpr int kSlotExtents = 128;
 
 enum SlotState : uint32_t { kFree = 0, kWaiting = 1, kSleeping = 2, kGranted = 3 };
 
