@@ -37,7 +37,7 @@ LIVENESS_FLAGS = ("-DNFAIR=3",)
 @pytest.fixture(scope="module")
 def pan(tmp_path_factory):
     """pan(processes, pan_flags, *pan_args, variant=None, model=RANGE_LOCK) -> pan's
-    output. Each verifier is generated and compiled once, in its own directory (pan
+    output. variant: the model's macros to define, separated by spaces. Each verifier is generated and compiled once, in its own directory (pan
     writes its trail there)."""
     built = {}
 
@@ -45,7 +45,7 @@ def pan(tmp_path_factory):
         key = (model, processes, flags, variant)
         if key not in built:
             workdir = tmp_path_factory.mktemp("pan")
-            defines = [f"-DN={processes}"] + ([f"-D{variant}"] if variant else [])
+            defines = [f"-DN={processes}"] + [f"-D{name}" for name in (variant or "").split()]
             _run([SPIN, "-a", *defines, str(model)], workdir)
             # -w: gcc cannot see that _pid stays in range and warns about pan's indexing.
             _run([GCC, "-O2", "-w", *flags, "-o", "pan", "pan.c"], workdir)
@@ -107,6 +107,32 @@ def test_overtaking_earlier_waiters_starves_a_writer(pan):
     assert_proved(pan(3, SAFETY_FLAGS, variant="BROKEN_BARGING"))
     output = pan(3, LIVENESS_FLAGS, "-a", "-f", "-N", "live0", variant="BROKEN_BARGING")
     assert "acceptance cycle" in output and "errors: 1" in output, output
+
+
+# Write combining (issue 19), modelled before the code: a granted combinable write
+# takes the waiting ones inside its request and writes them with its own.
+def test_combined_writes_keep_exclusion_and_queue_order(pan):
+    output = pan(3, SAFETY_FLAGS, variant="COMBINE")
+    assert_proved(output)
+    assert "assertion violations\t+" in output and "invalid end states\t+" in output, output
+
+
+def test_combined_writes_every_request_is_served(pan):
+    output = pan(3, LIVENESS_FLAGS, "-a", "-f", "-N", "live0", variant="COMBINE")
+    assert_proved(output)
+    assert "acceptance   cycles \t+ (fairness enabled)" in output, output
+
+
+def test_taking_past_a_conflicting_request_breaks_queue_order(pan):
+    output = pan(3, SAFETY_FLAGS, variant="COMBINE BROKEN_TAKE_PAST")
+    assert "assertion violated" in output and "slot_rank" in output, output
+    assert "errors: 1" in output, output
+
+
+def test_taking_a_write_wider_than_the_combiner_breaks_mutual_exclusion(pan):
+    output = pan(3, SAFETY_FLAGS, variant="COMBINE BROKEN_TAKE_WIDER")
+    assert "assertion violated" in output and "writers_in_cs" in output, output
+    assert "errors: 1" in output, output
 
 
 # The lock across nodes: the fast path (mode word, claims) beside the tables.

@@ -42,11 +42,33 @@
  * writer, no reader beside a writer), no invalid end state (deadlock), and the LTL
  * properties live0..live3 (a request is eventually granted) under weak fairness.
  *
+ * Write combining (-DCOMBINE, issue 19's node-level combined writes, designed here
+ * before the code). A combinable write (WRITE, its pieces and data posted in shared
+ * memory before it queues) that is granted all its shards becomes a combiner: under
+ * each shard's mutex it takes every WAITING combinable write whose whole request lies
+ * inside its own, in ticket order, as long as no live request that is not taken,
+ * ticketed between the combiner and it, conflicts with it. A taken slot stays in the
+ * table (later conflicting requests still wait behind it) but is never granted. The
+ * combiner writes its own pieces and the taken ones in one pass (one critical
+ * section), then, at release, frees the taken slots with its own before granting.
+ * A taken writer wakes to find its slot FREE: its write is done, it never holds.
+ * Why a taken writer holds nothing: its request lies inside the combiner's, which
+ * is granted everywhere, so it can only be waiting in its first shard.
+ * Checked besides the above: served in queue order (no request is served, by its own
+ * grant or taken, while an earlier-ticketed conflicting request of its shard still
+ * waits untaken), a taken slot is never granted, and every request, taken or not, is
+ * eventually served (holding[] also marks a taken writer's turn inside its combiner's
+ * critical section).
+ *
  * Broken variants, each of which spin must catch:
  *   -DBROKEN_ORDER    a two-shard request visits its shards in either order (deadlock)
  *   -DBROKEN_NO_CHECK acquire grants without looking at other slots (assertion)
  *   -DBROKEN_BARGING  conflicts are checked against GRANTED slots only, so a request
  *                     overtakes earlier waiters: safe, but a waiter can starve (liveness)
+ *   -DCOMBINE -DBROKEN_TAKE_PAST  the combiner takes writes queued behind a conflicting
+ *                     request it does not take (queue order assertion)
+ *   -DCOMBINE -DBROKEN_TAKE_WIDER the combiner takes writes reaching outside its own
+ *                     request (critical-section assertion)
  */
 
 #ifndef N
@@ -76,6 +98,11 @@ byte writers_in_cs[CELLS];
 byte readers_in_cs[CELLS];
 bit  waiting[N];           /* p asked for its request and does not hold it yet */
 bit  holding[N];           /* p is in its critical section */
+#ifdef COMBINE
+byte slot_taken[S * N];   /* 1 + the combiner that took this waiting slot's write; 0 */
+byte request_of[N];        /* p's whole request (cells), for the combiner's test */
+bit  combinable[N];        /* p's request is a combinable write */
+#endif
 
 #define CONFLICT(a, b) \
   ((slot_extents[a] & slot_extents[b]) != 0 && \
@@ -127,25 +154,55 @@ inline enqueue(s) {
   blocked = false
 }
 
-/* Under mutex_s: free p's slot, renumber the later tickets, then grant, in ticket
- * order, each waiter that nothing earlier conflicts with. Called inside a d_step. */
-inline dequeue(s) {
+/* Under mutex_s: free slot (s, p) and renumber the later tickets. */
+inline free_slot(s, p) {
   q = 0;
   do
   :: q < N ->
      if
-     :: slot_state[SLOT(s, q)] != FREE && slot_rank[SLOT(s, q)] > slot_rank[SLOT(s, _pid)] ->
+     :: slot_state[SLOT(s, q)] != FREE && slot_rank[SLOT(s, q)] > slot_rank[SLOT(s, p)] ->
         slot_rank[SLOT(s, q)]--
      :: else
      fi;
      q++
   :: else -> break
   od;
-  slot_state[SLOT(s, _pid)] = FREE;
-  slot_mode[SLOT(s, _pid)] = READ;
-  slot_rank[SLOT(s, _pid)] = 0;
-  slot_extents[SLOT(s, _pid)] = 0;
-  live_slots[s]--;
+  slot_state[SLOT(s, p)] = FREE;
+  slot_mode[SLOT(s, p)] = READ;
+  slot_rank[SLOT(s, p)] = 0;
+  slot_extents[SLOT(s, p)] = 0;
+  live_slots[s]--
+}
+
+#ifdef COMBINE
+#define TAKEN(slot) (slot_taken[slot] != 0)
+#define MINE(slot) (slot_taken[slot] == _pid + 1)
+/* The combiner, at release: free the slots it took in shard s (their writes are
+ * done; each owner wakes to find its slot FREE). */
+inline free_taken(s) {
+  w = 0;
+  do
+  :: w < N ->
+     if
+     :: MINE(SLOT(s, w)) -> slot_taken[SLOT(s, w)] = 0; free_slot(s, w)
+     :: else
+     fi;
+     w++
+  :: else -> break
+  od
+}
+#else
+#define TAKEN(slot) 0
+#endif
+
+/* Under mutex_s: free p's slot (and, for a combiner, the slots it took), renumber
+ * the later tickets, then grant, in ticket order, each waiter that nothing earlier
+ * conflicts with. Called inside a d_step. */
+inline dequeue(s) {
+#ifdef COMBINE
+  free_taken(s);
+#endif
+  free_slot(s, _pid);
   rank = 0;
   do
   :: rank < live_slots[s] ->
@@ -153,7 +210,8 @@ inline dequeue(s) {
      do
      :: w < N ->
         if
-        :: slot_state[SLOT(s, w)] == WAITING && slot_rank[SLOT(s, w)] == rank ->
+        :: slot_state[SLOT(s, w)] == WAITING && !TAKEN(SLOT(s, w)) &&
+           slot_rank[SLOT(s, w)] == rank ->
            find_blocker(s, w, blocked);
            if
            :: !blocked -> slot_state[SLOT(s, w)] = GRANTED   /* and futex-wake w */
@@ -170,8 +228,156 @@ inline dequeue(s) {
   q = 0; w = 0; rank = 0; blocked = false
 }
 
+#ifdef COMBINE
+#ifdef BROKEN_TAKE_WIDER
+#define FITS(w) ((request_of[w] & request_cells) != 0)
+#else
+#define FITS(w) ((request_of[w] & ~request_cells) == 0)
+#endif
+
+/* blocked := a live request of shard s that is not taken, ticketed between the
+ * combiner (_pid) and w, conflicts with w: taking w would serve it out of order. */
+inline passed_conflict(s, w, blocked) {
+  q = 0;
+  blocked = false;
+#ifndef BROKEN_TAKE_PAST
+  do
+  :: q < N ->
+     if
+     :: q != w && slot_state[SLOT(s, q)] != FREE && !TAKEN(SLOT(s, q)) &&
+        slot_rank[SLOT(s, q)] > slot_rank[SLOT(s, _pid)] &&
+        slot_rank[SLOT(s, q)] < slot_rank[SLOT(s, w)] &&
+        CONFLICT(SLOT(s, q), SLOT(s, w)) -> blocked = true
+     :: else
+     fi;
+     q++
+  :: else -> break
+  od;
+#endif
+  q = 0
+}
+
+/* Under mutex_s, the combiner (granted everywhere): take, in ticket order, each
+ * waiting combinable write inside its request that no untaken conflicting request
+ * queued between them holds back. */
+inline take(s) {
+  rank = slot_rank[SLOT(s, _pid)] + 1;
+  do
+  :: rank < live_slots[s] ->
+     w = 0;
+     do
+     :: w < N ->
+        if
+        :: w != _pid && slot_state[SLOT(s, w)] == WAITING && slot_rank[SLOT(s, w)] == rank &&
+           combinable[w] && FITS(w) ->
+           passed_conflict(s, w, blocked);
+           if
+           :: !blocked ->
+              /* it waits in its first shard and holds nothing */
+              assert(slot_state[SLOT(0, w)] != GRANTED && slot_state[SLOT(1, w)] != GRANTED);
+              slot_taken[SLOT(s, w)] = _pid + 1
+           :: else
+           fi
+        :: else
+        fi;
+        w++
+     :: else -> break
+     od;
+     rank++
+  :: else -> break
+  od;
+  w = 0; rank = 0; blocked = false
+}
+
+/* Served in queue order: no request of a shard where `p` has a slot, ticketed
+ * before it, conflicting with it, still waits untaken. */
+inline assert_in_order(p) {
+  sh = 0;
+  do
+  :: sh < S ->
+     if
+     :: slot_state[SLOT(sh, p)] != FREE ->
+        q = 0;
+        do
+        :: q < N ->
+           assert(!(q != p && slot_state[SLOT(sh, q)] == WAITING && !TAKEN(SLOT(sh, q)) &&
+                    slot_rank[SLOT(sh, q)] < slot_rank[SLOT(sh, p)] &&
+                    CONFLICT(SLOT(sh, q), SLOT(sh, p))));
+           q++
+        :: else -> break
+        od
+     :: else
+     fi;
+     sh++
+  :: else -> break
+  od;
+  q = 0; sh = 0
+}
+
+/* The combined write's critical section: the taken writers are served with the
+ * combiner. Cells they write outside the combiner's request are counted as
+ * writers too (none when the take is right). */
+inline serve_taken() {
+  w = 0;
+  do
+  :: w < N ->
+     if
+     :: MINE(SLOT(0, w)) || MINE(SLOT(1, w)) ->
+        assert_in_order(w);
+        waiting[w] = false;
+        holding[w] = true;
+        c = 0;
+        do
+        :: c < CELLS ->
+           if
+           :: (request_of[w] & ~request_cells) & (1 << c) ->
+              writers_in_cs[c]++;
+              assert(writers_in_cs[c] <= 1 && readers_in_cs[c] == 0)
+           :: else
+           fi;
+           c++
+        :: else -> break
+        od
+     :: else
+     fi;
+     w++
+  :: else -> break
+  od;
+  w = 0; c = 0
+}
+
+inline unserve_taken() {
+  w = 0;
+  do
+  :: w < N ->
+     if
+     :: MINE(SLOT(0, w)) || MINE(SLOT(1, w)) ->
+        holding[w] = false;
+        c = 0;
+        do
+        :: c < CELLS ->
+           if
+           :: (request_of[w] & ~request_cells) & (1 << c) -> writers_in_cs[c]--
+           :: else
+           fi;
+           c++
+        :: else -> break
+        od
+     :: else
+     fi;
+     w++
+  :: else -> break
+  od;
+  w = 0; c = 0
+}
+#endif
+
 /* Critical section entry: count p in on every cell it asked for and check them. */
 inline enter_critical_section() {
+#ifdef COMBINE
+  assert_in_order(_pid);
+  serve_taken();
+#endif
   waiting[_pid] = false;
   holding[_pid] = true;
   c = 0;
@@ -193,6 +399,9 @@ inline enter_critical_section() {
 }
 
 inline leave_critical_section() {
+#ifdef COMBINE
+  unserve_taken();
+#endif
   c = 0;
   do
   :: c < CELLS ->
@@ -217,9 +426,28 @@ inline choose_mode() {
   if
   :: request_mode = READ
   :: request_mode = WRITE
+#ifdef COMBINE
+  :: request_mode = WRITE; combinable[_pid] = 1
+#endif
   fi;
+#ifdef COMBINE
+  request_of[_pid] = request_cells;
+#endif
   waiting[_pid] = true
 }
+
+#ifdef COMBINE
+/* A combinable write, once granted its last shard, takes what it can in each shard
+ * (a mutex section each; the last one rides with the entry). */
+#define TAKE_IN(s) if :: combinable[_pid] -> take(s) :: else fi
+#define RESET_COMBINE combinable[_pid] = 0; request_of[_pid] = 0
+/* A slot freed under its owner while it waited: a combiner wrote its request. */
+#define TAKEN_AND_DONE(s) (slot_state[SLOT(s, _pid)] == FREE)
+#else
+#define TAKE_IN(s) skip
+#define RESET_COMBINE skip
+#define TAKEN_AND_DONE(s) false
+#endif
 
 /* A round is three atomic steps for a one-shard request, five for a two-shard one:
  * one per mutex section, with the futex wait as the guard of the step after it.
@@ -231,6 +459,9 @@ active [N] proctype client() {
   byte first_shard, last_shard;   /* the two-shard request's visiting order */
   byte q, w, rank, c;
   bool blocked;
+#ifdef COMBINE
+  byte sh;
+#endif
 
   /* The request menu: one cell of either shard (two cells of shard 0, so that
    * disjoint extents share a shard), or two cells spanning both shards. */
@@ -240,16 +471,34 @@ active [N] proctype client() {
        :: request_cells = 1; first_shard = 0   /* cell 0 */
        :: request_cells = 2; first_shard = 0   /* cell 1 */
        :: request_cells = 4; first_shard = 1   /* cell 2 */
+#ifdef COMBINE
+       :: request_cells = 3; first_shard = 0   /* cells 0-1: a combiner with room */
+#endif
        fi;
        choose_mode();
        enqueue(first_shard)
      };
+#ifdef COMBINE
+     if
+     :: d_step {
+          TAKEN_AND_DONE(first_shard) ->
+          request_cells = 0; request_mode = READ; first_shard = 0; RESET_COMBINE
+        }
+     :: d_step { GRANTED_IN(first_shard) -> TAKE_IN(first_shard); enter_critical_section() };
+        d_step {
+          leave_critical_section();
+          dequeue(first_shard);
+          request_cells = 0; request_mode = READ; first_shard = 0; RESET_COMBINE
+        }
+     fi
+#else
      d_step { GRANTED_IN(first_shard) -> enter_critical_section() };
      d_step {
        leave_critical_section();
        dequeue(first_shard);
        request_cells = 0; request_mode = READ; first_shard = 0
      }
+#endif
   :: atomic {
        request_cells = 6;                      /* cells 1-2, both shards */
        first_shard = 0; last_shard = 1;
@@ -262,6 +511,27 @@ active [N] proctype client() {
        choose_mode();
        enqueue(first_shard)
      };
+#ifdef COMBINE
+     if
+     :: d_step {
+          TAKEN_AND_DONE(first_shard) ->
+          request_cells = 0; request_mode = READ; first_shard = 0; last_shard = 0; RESET_COMBINE
+        }
+     :: atomic { GRANTED_IN(first_shard) -> enqueue(last_shard) };
+        if
+        :: combinable[_pid] ->
+           d_step { GRANTED_IN(last_shard) -> take(first_shard) };
+           d_step { take(last_shard); enter_critical_section() }
+        :: else ->
+           d_step { GRANTED_IN(last_shard) -> enter_critical_section() }
+        fi;
+        d_step { leave_critical_section(); dequeue(first_shard) };
+        d_step {
+          dequeue(last_shard);
+          request_cells = 0; request_mode = READ; first_shard = 0; last_shard = 0; RESET_COMBINE
+        }
+     fi
+#else
      atomic { GRANTED_IN(first_shard) -> enqueue(last_shard) };
      d_step { GRANTED_IN(last_shard) -> enter_critical_section() };
      d_step { leave_critical_section(); dequeue(first_shard) };
@@ -269,6 +539,7 @@ active [N] proctype client() {
        dequeue(last_shard);
        request_cells = 0; request_mode = READ; first_shard = 0; last_shard = 0
      }
+#endif
   od
 }
 
