@@ -46,7 +46,7 @@ namespace {
 
 // At the segment's start, before the shards.
 struct alignas(64) SegmentHeader {
-    std::atomic<uint32_t> asleep;  // processes asleep in any of the lock's futexes (wait.h)
+    std::atomic<uint32_t> asleep{0};  // processes asleep in any of the lock's futexes (wait.h)
 };
 
 struct alignas(64) ShardHeader {
@@ -80,11 +80,9 @@ public:
     static void initialise(void *segment, int size)
     {
         new (segment) SegmentHeader();
-        reinterpret_cast<SegmentHeader *>(segment)->asleep.store(0, std::memory_order_relaxed);
         const int shards = shard_count(size);
         for (int s = 0; s < shards; s++) {
-            char *base = static_cast<char *>(segment) + sizeof(SegmentHeader) +
-                         static_cast<size_t>(s) * shard_bytes(size);
+            char *base = shard_base(static_cast<char *>(segment), shard_bytes(size), s);
             new (base) ShardHeader();
             auto *slots = reinterpret_cast<Slot *>(base + sizeof(ShardHeader));
             for (int p = 0; p < size; p++) {
@@ -100,10 +98,14 @@ public:
     }
 
 private:
+    // Where shard `shard` starts: after the segment's header, `stride` bytes apart.
+    static char *shard_base(char *segment, size_t stride, int shard)
+    {
+        return segment + sizeof(SegmentHeader) + static_cast<size_t>(shard) * stride;
+    }
     ShardHeader &header(int shard) const
     {
-        return *reinterpret_cast<ShardHeader *>(segment_ + sizeof(SegmentHeader) +
-                                                static_cast<size_t>(shard) * shard_bytes_);
+        return *reinterpret_cast<ShardHeader *>(shard_base(segment_, shard_bytes_, shard));
     }
     Slot *slots(int shard) const
     {

@@ -48,7 +48,7 @@ int node_runnable_tasks();
 struct WaitPolicy {
     int processes;                            // of this node, sharing the object
     int yields;                               // before sleeping, when yielding pays
-    std::atomic<uint32_t> *asleep = nullptr;  // in the object's shared memory
+    std::atomic<uint32_t> *asleep;            // in the object's shared memory
 
     static WaitPolicy for_processes(int processes, std::atomic<uint32_t> *asleep)
     {
@@ -80,10 +80,13 @@ struct WaitPolicy {
         return Budget{0, 0};
     }
 
-    // Spins and yields until done() or the budget is spent; true when done().
+    // Spins and yields until done() or the budget is spent; true when done(). A wait
+    // that is over at once (an uncontended mutex) never looks at the node's load.
     template <typename Done>
     bool wait_actively(Done done) const
     {
+        if (done())
+            return true;
         const Budget allowed = budget();
         for (int i = 0; i < allowed.spins; i++) {
             if (done())
