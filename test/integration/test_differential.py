@@ -145,3 +145,17 @@ def test_verdicts():
     assert run.verdict(moved, varying)[0] == "inherited"
     varying.earlier = [result(["pos"], pos="5,0")]
     assert run.verdict(moved, varying)[0] == "worse"
+    # Two writers, and stock writes the file wrong: its wrong file is a race's outcome.
+    def wrong_file(digest, bad=()):
+        wrong = result(bad, filediff=digest, file=f"8:{digest}")
+        wrong.bad |= {"filediff"}
+        return wrong
+    mine, theirs = wrong_file("cc"), wrong_file("bb")
+    assert run.verdict(mine, theirs)[0] == "worse"
+    mine.writers = 2
+    assert run.verdict(mine, theirs)[0] == "inherited"
+    assert run.verdict(mine, ok)[0] == "worse"  # stock right: piox's wrong file counts
+    both = wrong_file("cc", ["pos"])
+    both.fields["pos"] = "3,0"
+    both.writers = 2
+    assert run.verdict(both, theirs)[0] == "worse"  # its other deviations still count
