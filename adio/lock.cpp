@@ -79,6 +79,31 @@ extern "C" int piox_lock_release(piox_lock *lock)
     return lock->service->release();
 }
 
+extern "C" int piox_lock_sieved_write(piox_lock *lock, int fd, const piox_extent *pieces, int n,
+                                      const void *stream)
+{
+    if (lock == nullptr || fd < 0 || n < 1 || pieces == nullptr || stream == nullptr)
+        return MPI_ERR_ARG;
+    for (int i = 0; i < n; i++)
+        if (pieces[i].offset < 0 || pieces[i].length <= 0 ||
+            (i > 0 && pieces[i].offset < piox::adio::end_of(pieces[i - 1])))
+            return MPI_ERR_ARG;
+    if (lock->holding)
+        return MPI_ERR_OTHER;
+    return lock->service->sieved_write(fd, pieces, static_cast<size_t>(n), stream);
+}
+
+extern "C" int piox_lock_combined_writes(const piox_lock *lock, long long *combined_others,
+                                         long long *combined_by_others)
+{
+    if (lock == nullptr || combined_others == nullptr || combined_by_others == nullptr)
+        return MPI_ERR_ARG;
+    const piox::adio::CombinedWrites counts = lock->service->combined_writes();
+    *combined_others = static_cast<long long>(counts.combined_others);
+    *combined_by_others = static_cast<long long>(counts.combined_by_others);
+    return MPI_SUCCESS;
+}
+
 extern "C" int piox_lock_round_trips(const piox_lock *lock, long long *count)
 {
     if (lock == nullptr || count == nullptr)

@@ -13,18 +13,30 @@
 
 namespace piox::adio {
 
+struct CombinedWrites {
+    uint64_t combined_others = 0;     // passes of this process that wrote others' too
+    uint64_t combined_by_others = 0;  // writes of this process another wrote
+};
+
 class LockService {
 public:
     virtual ~LockService() = default;
     // extents are normalised (extent_list.h) and may be empty.
     virtual int acquire(piox_lock_mode mode, const ExtentList &extents) = 0;
     virtual int release() = 0;
+    // piox_lock_sieved_write (pieces ascending, disjoint, non-empty; n >= 1): locks
+    // the pieces' span for writing, writes them in one sieve pass (sieve_pass.h),
+    // releases. MPI_ERR_IO with errno set when the file fails. The shared-memory
+    // range lock combines it with other processes' (lock_shm_range.cpp).
+    virtual int sieved_write(int fd, const piox_extent *pieces, size_t n, const void *stream);
     // Collective release of windows and the communicator; called once, last.
     virtual int destroy() = 0;
     virtual const char *name() const = 0;
     // Network round trips this process's calls have waited for (round_trips.h);
     // 0 where the lock needs no network.
     virtual uint64_t round_trips() const { return 0; }
+    // piox_lock_combined_writes; none where the lock does not combine.
+    virtual CombinedWrites combined_writes() const { return {}; }
 };
 
 // Each takes ownership of comm (a private duplicate) only on success.

@@ -47,7 +47,7 @@ void grantable(const Slot *table, int processes, std::vector<int> *out)
 {
     std::vector<int> queue;
     for (int p = 0; p < processes; p++)
-        if (waiting(table[p]))
+        if (waiting(table[p]) && table[p].taken_by == 0)
             queue.push_back(p);
     std::sort(queue.begin(), queue.end(),
               [table](int a, int b) { return table[a].ticket < table[b].ticket; });
@@ -59,6 +59,33 @@ void grantable(const Slot *table, int processes, std::vector<int> *out)
                       conflict(table[p], table[w]);
         if (!blocked)
             out->push_back(w);  // still in use: later waiters see it as granted
+    }
+}
+
+void take_combinable(Slot *table, int processes, int me, const piox_extent &whole,
+                     const std::vector<piox_extent> &requests, std::vector<int> *out)
+{
+    const Slot &mine = table[me];
+    std::vector<int> queue;
+    for (int w = 0; w < processes; w++) {
+        const piox_extent &request = requests[static_cast<size_t>(w)];
+        if (w != me && waiting(table[w]) && table[w].taken_by == 0 && table[w].combinable &&
+            table[w].ticket > mine.ticket && request.offset >= whole.offset &&
+            end_of(request) <= end_of(whole))
+            queue.push_back(w);
+    }
+    std::sort(queue.begin(), queue.end(),
+              [table](int a, int b) { return table[a].ticket < table[b].ticket; });
+    for (int w : queue) {
+        bool passed = false;
+        for (int q = 0; q < processes && !passed; q++)
+            passed = q != w && q != me && in_use(table[q]) && table[q].taken_by == 0 &&
+                     table[q].ticket > mine.ticket && table[q].ticket < table[w].ticket &&
+                     conflict(table[q], table[w]);
+        if (passed)
+            continue;
+        table[w].taken_by = static_cast<uint32_t>(me + 1);
+        out->push_back(w);
     }
 }
 

@@ -33,8 +33,20 @@ struct Slot {
     uint32_t mode;                // piox_lock_mode
     uint64_t ticket;              // arrival order in the shard
     uint32_t count;
+    // Write combining (lock_shm_range.cpp; always 0 across nodes): the request is a
+    // sieved write posted in shared memory that a combiner may take, and the
+    // combiner that took it (its rank + 1; 0: none). A taken slot stays in the table,
+    // so later conflicting requests still wait behind it, but it is never granted:
+    // the combiner frees it once the write is done.
+    uint16_t combinable;
+    uint16_t unused;
+    uint32_t taken_by;
     piox_extent extents[kSlotExtents];
 };
+
+// What enter() returns when a combiner wrote the request and freed its slot: the
+// process holds nothing and its write is done.
+constexpr int kServedByCombiner = -1;
 
 inline bool in_use(const Slot &slot) { return slot.state.load(std::memory_order_relaxed) != kFree; }
 inline bool waiting(const Slot &slot)
@@ -57,7 +69,17 @@ bool blocked_on_entry(const Slot *table, int processes, int me);
 
 // On release (under the mutex, the releaser's slot already free): the waiting slots
 // that no earlier slot conflicts with any more, in ticket order. Each must be granted.
+// A taken slot is never granted.
 void grantable(const Slot *table, int processes, std::vector<int> *out);
+
+// Under the mutex, for the combiner `me`, granted in every shard of its request (a
+// write, `whole` its whole request as one extent): appends to *out, in ticket order,
+// and marks taken, each waiting combinable write whose whole request (requests[w])
+// lies inside `whole`, unless a live request that is not taken, ticketed between
+// them, conflicts with it (taking it would serve it out of queue order).
+// test/model/range_lock.pml -DCOMBINE checks this rule.
+void take_combinable(Slot *table, int processes, int me, const piox_extent &whole,
+                     const std::vector<piox_extent> &requests, std::vector<int> *out);
 
 // A request cut by shard: pieces[s] holds its extents in shard s, at most
 // kSlotExtents of them. Reused from request to request.
@@ -82,8 +104,12 @@ public:
 protected:
     explicit ShardedRangeLock(int shards) : request_(shards) {}
     // Returns once this process's slot in the shard is granted.
+    // kServedByCombiner instead when a combiner took the request (only before the
+    // request holds any shard).
     virtual int enter(int shard, piox_lock_mode mode, const ExtentList &pieces) = 0;
     virtual int leave(int shard) = 0;
+    // The shards the current request holds, in increasing order.
+    const std::vector<int> &held() const { return held_; }
 
 private:
     ShardedRequest request_;  // the current request, cut by shard

@@ -29,7 +29,8 @@ constexpr size_t kMinPieces = 8;  // fewer pieces: one system call each is as ch
 // piece costs 2.0-2.4 us; a pread plus a pwrite of a 64-320 KiB span 0.04-0.11 ns
 // per byte and pass (8 ranks' demo_blocks span: 64 pieces 141 us, sieved 11 us).
 // A sieved write locks its span whole, so writers of one span take turns; at these
-// costs the turns of 8 writers still take less than one writer's pieces.
+// costs the turns of 8 writers still take less than one writer's pieces, and on one
+// node the lock writes the writers queued for a span in one turn (piox_lock.h).
 constexpr double kCallNs = 2000;
 constexpr double kNsPerSpanByte = 0.125;
 
@@ -306,6 +307,23 @@ const AccessMap *readable_part(AtomicFile &file, const AccessMap *map, MPI_Offse
     return map;
 }
 
+// A sieved write of up to kMaxSpan bytes, locked, written and released in one call
+// that writes it together with the node's other sieved writes of the same span
+// queued behind it, or has one of them write it (piox_lock.h: write combining).
+// Returns as move_small.
+MPI_Offset sieved_write(AtomicFile &file, const AccessMap &map, char *stream, int *rc)
+{
+    *rc = piox_lock_sieved_write(file.lock, file.own_fd, map.pieces.data(),
+                                 static_cast<int>(map.pieces.size()), stream);
+    if (*rc == MPI_SUCCESS)
+        return map.bytes;
+    if (*rc == MPI_ERR_IO) {  // errno set
+        *rc = MPI_SUCCESS;
+        return -1;
+    }
+    return *rc == MPI_ERR_ARG ? -2 : 0;  // pieces the lock does not take: the library's
+}
+
 // An access of up to kMaxSpan bytes: one exact map, locked as it is moved (a sieved
 // write its whole span, else the exact bytes). Returns the stream bytes moved, -1
 // (errno set) when the file failed, -2 when piox cannot map it exactly.
@@ -320,10 +338,10 @@ MPI_Offset move_small(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Off
         return -2;
     piox_extent span{};
     const bool sieved = worth_sieving(*map, write ? Direction::write : Direction::read, &span);
-    *rc = sieved && write ? piox_lock_acquire(file.lock, PIOX_LOCK_WRITE, &span, 1)
-                          : piox_lock_acquire(file.lock, write ? PIOX_LOCK_WRITE : PIOX_LOCK_READ,
-                                              map->locks.data(),
-                                              static_cast<int>(map->locks.size()));
+    if (sieved && write)
+        return sieved_write(file, *map, stream, rc);
+    *rc = piox_lock_acquire(file.lock, write ? PIOX_LOCK_WRITE : PIOX_LOCK_READ,
+                            map->locks.data(), static_cast<int>(map->locks.size()));
     if (*rc != MPI_SUCCESS)
         return 0;
     if (!write)

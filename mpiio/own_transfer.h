@@ -12,7 +12,9 @@
 // lockless file systems and does not exclude piox's range-locked writers.
 //
 //   sieved write: lock the whole span (gaps included) in write mode, read it, patch
-//                 the access's bytes in, write it back.
+//                 the access's bytes in, write it back (piox_lock_sieved_write: on
+//                 one node the lock combines the writes queued for one span into
+//                 one such pass).
 //   sieved read:  lock the exact extents in read mode, read the span, keep the pieces.
 //   piece by piece: lock the exact extents, one pread/pwrite per piece.
 // Sieving is chosen when a cost model (own_transfer.cpp) says the system calls it

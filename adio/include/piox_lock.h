@@ -67,6 +67,28 @@ PIOX_API int piox_lock_acquire(piox_lock *lock, piox_lock_mode mode, const piox_
  * is held. */
 PIOX_API int piox_lock_release(piox_lock *lock);
 
+/* Independent. Writes n pieces (offsets ascending, pieces disjoint, lengths > 0;
+ * their bytes in stream, in order) to the file open as fd, by data sieving: with
+ * a write lock on the pieces' span it reads the span, patches the pieces in and
+ * writes it back, so fd must be open for reading and writing, and the span's other
+ * bytes are rewritten as they were. One atomic access with respect to every other
+ * request of the lock.
+ * On one node the lock combines such writes: when the lock is granted, queued
+ * sieved writes of other processes of the node that lie inside this one's span
+ * (rounded out to 4 KiB) are written in the same pass, each still atomic and in
+ * the lock's queue order; a process whose write another wrote returns once its
+ * bytes are in the file. MPI_ERR_IO with errno set when the file failed (every
+ * writer of the pass gets it); MPI_ERR_ARG for bad arguments; MPI_ERR_OTHER when
+ * this process holds a request. */
+PIOX_API int piox_lock_sieved_write(piox_lock *lock, int fd, const piox_extent *pieces, int n,
+                                    const void *stream);
+
+/* Independent. Of this process's sieved writes so far, how many also wrote other
+ * processes' (a combiner's passes that took any) and how many others wrote for it.
+ * Both 0 where the lock does not combine. For tests and statistics. */
+PIOX_API int piox_lock_combined_writes(const piox_lock *lock, long long *combined_others,
+                                       long long *combined_by_others);
+
 /* Independent. How many network round trips this process's calls on the lock have
  * waited for so far: RMA synchronisations (an epoch opened or closed, a flush) with
  * another process. 0 on one node, where no RMA is used. For tests and statistics. */

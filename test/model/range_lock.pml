@@ -43,7 +43,7 @@
  * properties live0..live3 (a request is eventually granted) under weak fairness.
  *
  * Write combining (-DCOMBINE, issue 19's node-level combined writes, designed here
- * before the code). A combinable write (WRITE, its pieces and data posted in shared
+ * before the code; adio/lock_shm_range.cpp implements it). A combinable write (WRITE, its pieces and data posted in shared
  * memory before it queues) that is granted all its shards becomes a combiner: under
  * each shard's mutex it takes every WAITING combinable write whose whole request lies
  * inside its own, in ticket order, as long as no live request that is not taken,

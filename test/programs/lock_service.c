@@ -233,19 +233,8 @@ int main(int argc, char **argv)
     piox_lock_kind kind = strcmp(argv[1], "mutex") == 0 ? PIOX_LOCK_MUTEX : PIOX_LOCK_RANGE;
 
     /* The event counter: real shared memory of the machine, whatever PIOX_HOSTNAME says. */
-    MPI_Comm machine;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
-    int machine_rank = 0;
-    MPI_Comm_rank(machine, &machine_rank);
-    MPI_Win counter_win;
-    MPI_Win_allocate_shared(machine_rank == 0 ? sizeof(int64_t) : 0, 1, MPI_INFO_NULL, machine,
-                            &shared_counter, &counter_win);
-    MPI_Aint size_unused;
-    int unit_unused;
-    MPI_Win_shared_query(counter_win, 0, &size_unused, &unit_unused, &shared_counter);
-    if (machine_rank == 0)
-        *shared_counter = 0;
-    MPI_Barrier(MPI_COMM_WORLD);
+    testlib_machine_counter counter = testlib_new_machine_counter();
+    shared_counter = counter.value;
 
     piox_lock *lock = NULL;
     int rc = MPI_SUCCESS;
@@ -265,8 +254,7 @@ int main(int argc, char **argv)
             CHECK(lock == NULL, "piox_lock_free left the handle set");
         }
     }
-    MPI_Win_free(&counter_win);
-    MPI_Comm_free(&machine);
+    testlib_free_machine_counter(&counter);
     int status = testlib_finish();
     MPI_Finalize();
     return status;

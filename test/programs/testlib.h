@@ -8,6 +8,7 @@
 #define PIOX_TESTLIB_H
 
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -53,6 +54,38 @@ static int testlib_start_in_dir(int *argc, char ***argv, char *dir, size_t n)
 }
 
 /* Collective over MPI_COMM_WORLD: prints the verdict and returns the exit status. */
+/* A zeroed int64 in the machine's real shared memory (whatever PIOX_HOSTNAME says),
+ * for counters and flags between the ranks of a test. Collective; free with
+ * testlib_free_machine_counter. */
+typedef struct {
+    MPI_Comm machine;
+    MPI_Win win;
+    int64_t *value;
+} testlib_machine_counter;
+
+static testlib_machine_counter testlib_new_machine_counter(void)
+{
+    testlib_machine_counter c;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c.machine);
+    int machine_rank = 0;
+    MPI_Comm_rank(c.machine, &machine_rank);
+    MPI_Win_allocate_shared(machine_rank == 0 ? sizeof(int64_t) : 0, 1, MPI_INFO_NULL, c.machine,
+                            &c.value, &c.win);
+    MPI_Aint size_unused;
+    int unit_unused;
+    MPI_Win_shared_query(c.win, 0, &size_unused, &unit_unused, &c.value);
+    if (machine_rank == 0)
+        *c.value = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    return c;
+}
+
+static void testlib_free_machine_counter(testlib_machine_counter *c)
+{
+    MPI_Win_free(&c->win);
+    MPI_Comm_free(&c->machine);
+}
+
 static int testlib_finish(void)
 {
     int all = 0, rank = 0;
