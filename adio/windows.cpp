@@ -1,9 +1,12 @@
 // See windows.h.
 #include "windows.h"
 
+#include <cstdint>
 #include <cstring>
 
 namespace piox::adio {
+
+constexpr MPI_Aint kSegmentAlignment = 64;
 
 int allocate_node_segment(MPI_Comm comm, MPI_Aint bytes,
                           const std::function<void(void *base)> &initialise, MPI_Win *win,
@@ -13,7 +16,8 @@ int allocate_node_segment(MPI_Comm comm, MPI_Aint bytes,
     PMPI_Comm_rank(comm, &rank);
     *win = MPI_WIN_NULL;
     void *mine = nullptr;
-    int rc = PMPI_Win_allocate_shared(rank == 0 ? bytes : 0, 1, MPI_INFO_NULL, comm, &mine, win);
+    int rc = PMPI_Win_allocate_shared(rank == 0 ? bytes + kSegmentAlignment : 0, 1, MPI_INFO_NULL,
+                                      comm, &mine, win);
     if (rc != MPI_SUCCESS)
         return rc;
     PMPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
@@ -21,6 +25,15 @@ int allocate_node_segment(MPI_Comm comm, MPI_Aint bytes,
     MPI_Aint host_bytes = 0;
     int disp_unit = 0;
     rc = PMPI_Win_shared_query(*win, 0, &host_bytes, &disp_unit, base);
+    // Open MPI's segment does not start on a cache line (MPICH's starts on a page),
+    // and the segments hold alignas(64) structures the compiler copies with aligned
+    // vector instructions. Each process maps the segment at a page boundary, so
+    // every process rounds up to the same byte.
+    if (rc == MPI_SUCCESS) {
+        const auto address = reinterpret_cast<uintptr_t>(*base);
+        *base = reinterpret_cast<void *>((address + kSegmentAlignment - 1) /
+                                         kSegmentAlignment * kSegmentAlignment);
+    }
     if (rc == MPI_SUCCESS && rank == 0)
         initialise(*base);
     // Everyone must see the initialised block before using it. The reduction also
