@@ -32,21 +32,6 @@ void for_each_run(const piox_extent *pieces, size_t n, Emit emit)
         emit(run);
 }
 
-size_t run_count(const piox_extent *pieces, size_t n)
-{
-    size_t runs = 0;
-    for_each_run(pieces, n, [&runs](const SieveRun &) { runs++; });
-    return runs;
-}
-
-MPI_Offset stream_bytes(const piox_extent *pieces, size_t n)
-{
-    MPI_Offset bytes = 0;
-    for (size_t i = 0; i < n; i++)
-        bytes += pieces[i].length;
-    return bytes;
-}
-
 // Copies a run's pieces from the stream into the span buffer (which starts at file
 // offset `base`). Pieces of 4 or 8 bytes are copied with a constant length, which
 // the compiler turns into a load and a store (a memcpy call per int costs more).
@@ -110,24 +95,38 @@ int transfer(int fd, char *data, MPI_Offset length, MPI_Offset offset, bool writ
 
 size_t sieve_post_bytes(const piox_extent *pieces, size_t n)
 {
-    return sizeof(SievePostHeader) + run_count(pieces, n) * sizeof(SieveRun) +
-           static_cast<size_t>(stream_bytes(pieces, n));
+    size_t bytes = sizeof(SievePostHeader);
+    for_each_run(pieces, n, [&bytes](const SieveRun &run) {
+        bytes += sizeof(SieveRun) + static_cast<size_t>(run.length * run.count);
+    });
+    return bytes;
 }
 
+// One pass over the pieces (a post is encoded on every sieved write, of up to
+// 10,000 pieces): the runs go straight into the post while they and the bytes they
+// carry fit.
 bool encode_sieve_post(const piox_extent *pieces, size_t n, const void *stream, void *post,
                        size_t capacity)
 {
-    if (n == 0 || sieve_post_bytes(pieces, n) > capacity)
+    if (n == 0 || capacity < sizeof(SievePostHeader))
         return false;
     auto &head = *static_cast<SievePostHeader *>(post);
-    const piox_extent &last = pieces[n - 1];
-    head.span = {pieces[0].offset, end_of(last) - pieces[0].offset};
-    head.data_bytes = static_cast<uint64_t>(stream_bytes(pieces, n));
     auto *runs = reinterpret_cast<SieveRun *>(&head + 1);
-    size_t count = 0;
-    for_each_run(pieces, n, [&](const SieveRun &run) { runs[count++] = run; });
+    const size_t room = capacity - sizeof(SievePostHeader);
+    size_t count = 0, data_bytes = 0;
+    bool fits = true;
+    for_each_run(pieces, n, [&](const SieveRun &run) {
+        data_bytes += static_cast<size_t>(run.length * run.count);
+        fits = fits && (count + 1) * sizeof(SieveRun) + data_bytes <= room;
+        if (fits)
+            runs[count++] = run;
+    });
+    if (!fits)
+        return false;
+    head.span = {pieces[0].offset, end_of(pieces[n - 1]) - pieces[0].offset};
     head.runs = count;
-    std::memcpy(runs + count, stream, static_cast<size_t>(head.data_bytes));
+    head.data_bytes = data_bytes;
+    std::memcpy(runs + count, stream, data_bytes);
     return true;
 }
 
