@@ -89,7 +89,8 @@ OPEN_MPI_PIOX_CONFIGS = [c for c in CONFIGS.values() if c.piox and c.open_mpi]
 class Result:
     """One case in one configuration: the program's fields, or status
     hang / died / missing when it printed no line."""
-    status: str                      # "ran", "invalid", "harness", "hang", "died"
+    status: str                      # "ran", "invalid", "harness", "hang", "died",
+                                     # "unrun" (stock hung or died: run_all)
     fields: dict = field(default_factory=dict)
     bad: frozenset = frozenset()     # fields that differ from the standard
     line: str = ""
@@ -188,13 +189,16 @@ def _launch(mpirun, program, config, lines, directory, timeout, case_ms):
     return results, ending
 
 
-def run_config(mpirun, program, config, cases, directory, per_launch=400, confirm=()):
+def run_config(mpirun, program, config, cases, directory, per_launch=400, confirm=(),
+               unrun=None):
     """Results by case id for `cases` (dicts) in `config`. When a launch ends early
     (a case hung, and the program's watchdog ended it; or the job died), the cases
     it did not finish are rerun: the first of them alone, to find the culprit, then
     the rest. A hang of a case whose id is in `confirm` is confirmed alone with a
-    long watchdog (a busy machine must not make piox look hung)."""
-    results = {}
+    long watchdog (a busy machine must not make piox look hung). Cases whose id is
+    in `unrun` (by id: why) are not run: Result("unrun")."""
+    results = {i: Result("unrun", line=why) for i, why in (unrun or {}).items()}
+    cases = [c for c in cases if c["id"] not in results]
     large = [c for c in cases if int(c["count"]) > LARGE_COUNT]
     cases = [c for c in cases if int(c["count"]) <= LARGE_COUNT]
     for case in large:
@@ -266,7 +270,7 @@ def verdict(piox, stock):
 
 
 def _verdict_against(piox, stock):
-    if piox.status in ("invalid", "harness"):
+    if piox.status in ("invalid", "harness", "unrun"):
         return "skip", piox.status
     if not piox.ran:
         if stock is None or not stock.ran:
@@ -338,10 +342,14 @@ def run_all(mpirun, program, cases, directories, configs=None):
     results = {}
     for name in sorted(names, key=lambda n: CONFIGS[n].piox):  # anchors first
         anchor = results.get(CONFIGS[name].anchor, {})
+        # A case that hung or died in stock gets no verdict whatever piox does
+        # (verdict: skip), and each such case costs a launch or two: not run.
         results[name] = run_config(
             mpirun, program, CONFIGS[name], cases,
             str(directories["fuse" if CONFIGS[name].fuse else "tmp"]),
-            confirm={i for i, r in anchor.items() if r.ran})
+            confirm={i for i, r in anchor.items() if r.ran},
+            unrun={i: f"not run: stock {r.status}" for i, r in anchor.items()
+                   if r.status in ("hang", "died")})
     return results
 
 

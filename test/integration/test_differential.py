@@ -138,6 +138,7 @@ def test_verdicts():
     assert run.verdict(run.Result("hang"), ok)[0] == "worse"
     assert run.verdict(run.Result("hang"), run.Result("hang"))[0] == "skip"
     assert run.verdict(moved, run.Result("died"))[0] == "skip"
+    assert run.verdict(run.Result("unrun"), run.Result("hang"))[0] == "skip"
     assert run.verdict(run.Result("invalid"), ok)[0] == "skip"
     # Stock answers some racy cases differently from run to run: any of its runs counts.
     varying = result(["pos"], pos="4,0")
