@@ -23,6 +23,20 @@ void append(ExtentList *pieces, piox_extent piece)
     }
 }
 
+// The waiting slots not taken by a combiner that `keep` accepts, by ticket: the
+// queue that grants and takes go through in order.
+template <typename Keep>
+std::vector<int> waiting_by_ticket(const Slot *table, int processes, Keep keep)
+{
+    std::vector<int> queue;
+    for (int p = 0; p < processes; p++)
+        if (waiting(table[p]) && table[p].taken_by == 0 && keep(p))
+            queue.push_back(p);
+    std::sort(queue.begin(), queue.end(),
+              [table](int a, int b) { return table[a].ticket < table[b].ticket; });
+    return queue;
+}
+
 }  // namespace
 
 int shard_count(int processes)
@@ -45,14 +59,8 @@ bool blocked_on_entry(const Slot *table, int processes, int me)
 
 void grantable(const Slot *table, int processes, std::vector<int> *out)
 {
-    std::vector<int> queue;
-    for (int p = 0; p < processes; p++)
-        if (waiting(table[p]) && table[p].taken_by == 0)
-            queue.push_back(p);
-    std::sort(queue.begin(), queue.end(),
-              [table](int a, int b) { return table[a].ticket < table[b].ticket; });
     out->clear();
-    for (int w : queue) {
+    for (int w : waiting_by_ticket(table, processes, [](int) { return true; })) {
         bool blocked = false;
         for (int p = 0; p < processes && !blocked; p++)
             blocked = p != w && in_use(table[p]) && table[p].ticket < table[w].ticket &&
@@ -66,17 +74,12 @@ void take_combinable(Slot *table, int processes, int me, const piox_extent &whol
                      const std::vector<piox_extent> &requests, std::vector<int> *out)
 {
     const Slot &mine = table[me];
-    std::vector<int> queue;
-    for (int w = 0; w < processes; w++) {
+    const auto inside_and_later = [&](int w) {
         const piox_extent &request = requests[static_cast<size_t>(w)];
-        if (w != me && waiting(table[w]) && table[w].taken_by == 0 && table[w].combinable &&
-            table[w].ticket > mine.ticket && request.offset >= whole.offset &&
-            end_of(request) <= end_of(whole))
-            queue.push_back(w);
-    }
-    std::sort(queue.begin(), queue.end(),
-              [table](int a, int b) { return table[a].ticket < table[b].ticket; });
-    for (int w : queue) {
+        return w != me && table[w].combinable && table[w].ticket > mine.ticket &&
+               request.offset >= whole.offset && end_of(request) <= end_of(whole);
+    };
+    for (int w : waiting_by_ticket(table, processes, inside_and_later)) {
         bool passed = false;
         for (int q = 0; q < processes && !passed; q++)
             passed = q != w && q != me && in_use(table[q]) && table[q].taken_by == 0 &&
