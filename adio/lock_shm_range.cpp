@@ -103,7 +103,8 @@ public:
         : ShardedRangeLock(shard_count(size)), comm_(comm), win_(win), segment_(segment),
           rank_(rank), size_(size),
           shard_bytes_(shard_bytes(size)),
-          policy_(WaitPolicy::for_lock(size, &reinterpret_cast<SegmentHeader *>(segment)->asleep))
+          policy_(WaitPolicy::for_lock(size, &reinterpret_cast<SegmentHeader *>(segment)->asleep)),
+          long_pass_policy_(policy_.for_long_waits())
     {
     }
 
@@ -148,6 +149,10 @@ public:
         }
         area.request = rounded_out(post_header(own).span);
         combinable_ = posted;
+        // Its wait is a sieve pass over the span, with every writer's pieces in it
+        // (interleaved writers' spans coincide once rounded out).
+        long_pass_ = sieve_pass_ns(area.request.length, static_cast<double>(n) * size_) >
+                     WaitPolicy::kSleepAndWakeNs;
         int rc = acquire(PIOX_LOCK_WRITE, ExtentList{area.request});
         combinable_ = false;
         if (rc == kServedByCombiner) {
@@ -248,13 +253,14 @@ private:
             const uint32_t state = mine.state.load(std::memory_order_acquire);
             return state == kGranted || state == kFree;
         };
-        if (!policy_.wait_actively(over)) {
+        const WaitPolicy &policy = mine.combinable && long_pass_ ? long_pass_policy_ : policy_;
+        if (!policy.wait_actively(over)) {
             while (!over()) {
                 uint32_t expected = kWaiting;
                 if (mine.state.compare_exchange_strong(expected, kSleeping,
                                                        std::memory_order_acq_rel) ||
                     expected == kSleeping)
-                    policy_.sleep(&mine.state, kSleeping);
+                    policy.sleep(&mine.state, kSleeping);
             }
         }
         return mine.state.load(std::memory_order_acquire) == kGranted;
@@ -302,6 +308,8 @@ private:
     // Write combining (sieved_write): whether the request being made may be taken,
     // and the combiner's scratch.
     bool combinable_ = false;
+    bool long_pass_ = false;         // the request's pass would outlast a sleep
+    WaitPolicy long_pass_policy_;    // how a combinable write waits for such a pass
     std::vector<char> own_post_;            // this process's post when its area is too small
     std::vector<piox_extent> requests_;     // every process's whole request
     std::vector<int> taken_;                // the writes taken, in the pass's order

@@ -93,6 +93,12 @@ int transfer(int fd, char *data, MPI_Offset length, MPI_Offset offset, bool writ
 
 }  // namespace
 
+double sieve_pass_ns(MPI_Offset span, double pieces)
+{
+    constexpr double kCallNs = 2000, kNsPerSpanByte = 0.125, kNsPerPiece = 1;
+    return 2 * (kCallNs + kNsPerSpanByte * static_cast<double>(span)) + kNsPerPiece * pieces;
+}
+
 size_t sieve_post_bytes(const piox_extent *pieces, size_t n)
 {
     size_t bytes = sizeof(SievePostHeader);

@@ -49,6 +49,11 @@ struct WaitPolicy {
     int processes;                            // of this node, sharing the object
     int yields;                               // before sleeping, when yielding pays
     std::atomic<uint32_t> *asleep;            // in the object's shared memory
+    // Whether it yields when more than two of the object's processes per CPU are
+    // awake. A yield hands the CPU to another runnable task of the same CPU: with one
+    // other of ours that is likely the process being waited for; with several, mostly
+    // other waiters, which hand it on in turn.
+    bool yields_when_crowded = true;
 
     static WaitPolicy for_processes(int processes, std::atomic<uint32_t> *asleep)
     {
@@ -63,6 +68,21 @@ struct WaitPolicy {
         return WaitPolicy{processes, 1000, asleep};
     }
 
+    // The same, for a wait expected to last longer than a sleep and a wake-up cost:
+    // crowded, it sleeps after its spins (the rule of waiting actively for no longer
+    // than blocking costs). A combined write's wait is the pass over its span
+    // (lock_shm_range.cpp): long for 8 writers' 10,000 ints each, short for
+    // examples/atomic_blocks' 64 blocks (bench/README.md, "Under load (issue 19)").
+    WaitPolicy for_long_waits() const
+    {
+        WaitPolicy policy = *this;
+        policy.yields_when_crowded = false;
+        return policy;
+    }
+
+    // A futex sleep and the wake-up that ends it, in a VM: tens of microseconds.
+    static constexpr double kSleepAndWakeNs = 50000;
+
     struct Budget {
         int spins;
         int yields;
@@ -76,7 +96,7 @@ struct WaitPolicy {
             return Budget{2000, yields};
         const int ours_awake = processes - static_cast<int>(asleep->load(std::memory_order_relaxed));
         if (runnable - ours_awake <= 1)
-            return Budget{64, yields};
+            return Budget{64, yields_when_crowded || ours_awake <= 2 * cpus ? yields : 0};
         return Budget{0, 0};
     }
 
