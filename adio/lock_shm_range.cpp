@@ -103,8 +103,7 @@ public:
         : ShardedRangeLock(shard_count(size)), comm_(comm), win_(win), segment_(segment),
           rank_(rank), size_(size),
           shard_bytes_(shard_bytes(size)),
-          policy_(WaitPolicy::for_lock(size, &reinterpret_cast<SegmentHeader *>(segment)->asleep)),
-          long_pass_policy_(policy_.for_long_waits())
+          policy_(WaitPolicy::for_lock(size, &reinterpret_cast<SegmentHeader *>(segment)->asleep))
     {
     }
 
@@ -253,7 +252,8 @@ private:
             const uint32_t state = mine.state.load(std::memory_order_acquire);
             return state == kGranted || state == kFree;
         };
-        const WaitPolicy &policy = mine.combinable && long_pass_ ? long_pass_policy_ : policy_;
+        const WaitPolicy policy =
+            mine.combinable && long_pass_ ? policy_.for_long_waits() : policy_;
         if (!policy.wait_actively(over)) {
             while (!over()) {
                 uint32_t expected = kWaiting;
@@ -308,8 +308,7 @@ private:
     // Write combining (sieved_write): whether the request being made may be taken,
     // and the combiner's scratch.
     bool combinable_ = false;
-    bool long_pass_ = false;         // the request's pass would outlast a sleep
-    WaitPolicy long_pass_policy_;    // how a combinable write waits for such a pass
+    bool long_pass_ = false;  // its pass would outlast a sleep: WaitPolicy::for_long_waits
     std::vector<char> own_post_;            // this process's post when its area is too small
     std::vector<piox_extent> requests_;     // every process's whole request
     std::vector<int> taken_;                // the writes taken, in the pass's order
