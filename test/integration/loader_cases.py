@@ -26,6 +26,7 @@ from pathlib import Path
 
 LIBRARIES = 100
 MISSING = "libpiox-missing.so"
+NAMES = ("chain", "origin", "symlink", "cxx", "dlopen", "missing", "exec", "search")
 
 
 @dataclass(frozen=True)
@@ -49,36 +50,31 @@ def _compile(argv):
         raise RuntimeError(f"{' '.join(argv)}:\n{done.stderr}")
 
 
-def _library(path, source, language="c", needs=(), runpath=None, soname=None, extra=()):
-    """Compiles `source` into the shared library `path`, linked to `needs` (paths)."""
+def _link(path, source, shared=False, language="c", needs=(), runpath=None, soname=None,
+          extra=()):
+    """Compiles `source` into the program or (shared) library `path`, linked to
+    `needs` (library paths), with DT_RUNPATH `runpath`."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    suffix = ".cpp" if language == "c++" else ".c"
-    source_path = path.with_name(path.name + suffix)
+    source_path = path.with_name(path.name + (".cpp" if language == "c++" else ".c"))
     source_path.write_text(source)
-    argv = ["g++" if language == "c++" else "gcc", "-shared", "-fPIC", "-O1", "-o", str(path),
-            str(source_path), *extra]
-    argv += [f"-Wl,-soname,{soname or path.name}"]
+    argv = ["g++" if language == "c++" else "gcc", "-O1", "-o", str(path), str(source_path),
+            *extra]
+    if shared:
+        argv += ["-shared", "-fPIC", f"-Wl,-soname,{soname or path.name}"]
     for need in needs:
         argv += [f"-L{need.parent}", f"-l:{need.name}"]
     if runpath:
         argv += [f"-Wl,-rpath,{runpath}", "-Wl,--enable-new-dtags"]
-    _compile(argv)
+    _compile(argv + ([] if shared else ["-ldl"]))
     source_path.unlink()
 
 
-def _program(path, source, needs=(), runpath=None, rpath=None, extra=()):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    source_path = path.with_name(path.name + ".c")
-    source_path.write_text(source)
-    argv = ["gcc", "-O1", "-o", str(path), str(source_path), *extra]
-    for need in needs:
-        argv += [f"-L{need.parent}", f"-l:{need.name}"]
-    if runpath:
-        argv += [f"-Wl,-rpath,{runpath}", "-Wl,--enable-new-dtags"]
-    if rpath:  # DT_RPATH, searched before LD_LIBRARY_PATH
-        argv += [f"-Wl,-rpath,{rpath}", "-Wl,--disable-new-dtags"]
-    _compile(argv + ["-ldl"])
-    source_path.unlink()
+def _library(path, source, **options):
+    _link(path, source, shared=True, **options)
+
+
+def _program(path, source, **options):
+    _link(path, source, **options)
 
 
 def _chain(root, libraries):
@@ -222,4 +218,5 @@ def build(root, libraries=LIBRARIES):
     root = Path(root)
     cases = [_chain(root, libraries), _origin(root), _symlink(root), _cxx(root),
              *_dlopen(root), _exec(root), _search(root)]
+    assert tuple(case.name for case in cases) == NAMES
     return {case.name: case for case in cases}

@@ -31,8 +31,7 @@ def run_case(case, root, processes=None, timeout=120):
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
 
 
-@pytest.mark.parametrize("name", ["chain", "origin", "symlink", "cxx", "dlopen", "missing",
-                                  "exec", "search"])
+@pytest.mark.parametrize("name", loader_cases.NAMES)
 def test_each_case_runs_right_without_piox(tree, name):
     done = run_case(tree["cases"][name], tree["root"])
     assert done.returncode == 0, done.stderr
