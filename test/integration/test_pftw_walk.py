@@ -64,7 +64,14 @@ def assert_same_as_find(walk, listing, with_stat=True):
 # subtree: the most stealing and the latest termination); the other shapes under
 # every algorithm at the extremes, 2 ranks of 1 thread and 8 ranks of 4: every pair
 # of shape and algorithm, and every algorithm at every rank and thread count, in 42
-# walks (the whole cross product, 96, took 320 s of a 43-minute suite here).
+# walks (the whole cross product, 96, took 320 s of a 43-minute suite here). The
+# trees are smaller than the defaults: at full size each walk spent about 5 s in
+# this file's parsing and comparing (the deep tree's 10,000 paths of up to 20,001
+# bytes). Skewed 100,000 entries of 500,000, wide 50,001 of 200,001, deep 3,000
+# levels of 10,000, whose paths (up to 6,001 bytes) still pass PATH_MAX; the full
+# skewed tree stays in the stat, du and stop tests below.
+MATRIX_SIZES = {"skewed": {"entries": 100_000}, "wide": {"entries": 50_001},
+                "deep": {"depth": 3_000}}
 MATRIX = ([("skewed", algorithm, ranks, threads) for algorithm in ALGORITHMS
            for ranks in (1, 2, 4, 8) for threads in (1, 4)] +
           [(kind, algorithm, ranks, threads) for kind in ("wide", "deep", "adversarial")
@@ -73,7 +80,7 @@ MATRIX = ([("skewed", algorithm, ranks, threads) for algorithm in ALGORITHMS
 
 @pytest.mark.parametrize("kind,algorithm,ranks,threads", MATRIX)
 def test_every_entry_exactly_once(kind, algorithm, ranks, threads, walk_list, tmp_path):
-    root, listing = tree(kind)
+    root, listing = tree(kind, **MATRIX_SIZES.get(kind, {}))
     walk = run_walk(walk_list, tmp_path / "out", ranks, root,
                     {"pftw_algorithm": algorithm, "pftw_threads": threads, "pftw_stat": "yes"})
     assert walk.returncode == 0, walk.stdout + walk.stderr

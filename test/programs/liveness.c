@@ -1,11 +1,11 @@
 /*
- * liveness FILE CALLS RECORD_BYTES - shows that shared-mode accesses never wait for
+ * liveness FILE CALLS [SLEEP_LIMIT] - shows that shared-mode accesses never wait for
  * the process hosting the shared pointer.
  *
  * After opening FILE, rank 0 (the host) sleeps outside MPI while every other rank
  * makes CALLS write_shared calls (the host makes its own after waking). It sleeps
  * until every writer has left a marker file FILE.done.<rank> beside FILE, or for
- * HOST_SLEEP_LIMIT seconds at most: writers that need the host cannot finish before
+ * SLEEP_LIMIT seconds at most (default 30): writers that need the host cannot finish before
  * it wakes, however fast the machine, and writers that do not need it are never
  * counted as waiting because the machine is slow. Each rank notes, on the node's
  * monotonic clock, when it finished; rank 0 notes when it woke. Rank 0 prints
@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define HOST_SLEEP_LIMIT 30.0
+#define DEFAULT_SLEEP_LIMIT 30.0
 
 static double now(void)
 {
@@ -35,12 +35,12 @@ static void marker_name(char *name, size_t n, const char *file, int rank)
     snprintf(name, n, "%s.done.%d", file, rank);
 }
 
-/* The host's sleep: until every writer's marker exists, or HOST_SLEEP_LIMIT. */
-static void sleep_until_writers_done(const char *file, int size)
+/* The host's sleep: until every writer's marker exists, or `limit` seconds. */
+static void sleep_until_writers_done(const char *file, int size, double limit)
 {
     const double start = now();
     char name[4096];
-    for (int rank = 1; rank < size && now() - start < HOST_SLEEP_LIMIT;) {
+    for (int rank = 1; rank < size && now() - start < limit;) {
         marker_name(name, sizeof name, file, rank);
         if (access(name, F_OK) == 0)
             rank++;
@@ -64,6 +64,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const int calls = atoi(argv[2]);
+    const double limit = argc > 3 ? atof(argv[3]) : DEFAULT_SLEEP_LIMIT;
     MPI_File fh;
     CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, argv[1], MPI_MODE_CREATE | MPI_MODE_WRONLY,
                             MPI_INFO_NULL, &fh));
@@ -72,7 +73,7 @@ int main(int argc, char **argv)
     double done = 0;
     if (rank == 0) {
         /* outside MPI: the host makes no MPI progress meanwhile */
-        sleep_until_writers_done(argv[1], size);
+        sleep_until_writers_done(argv[1], size, limit);
         done = now();
     }
     /* The host writes its records too, after waking, so the file is complete. */
