@@ -1,0 +1,134 @@
+// audit.cpp - the rtld-audit callbacks (LD_AUDIT=libpiox_load_audit.so): each library
+// the loader looks for is resolved by the node's load server and loaded from its
+// node-local mirror of the file system (loader/NOTES.md §7).
+//
+// Built freestanding, with no DT_NEEDED at all: a client linked to libc would cost
+// every process an unaudited search of the application's library paths just to load
+// itself (NOTES §1.9). So: raw system calls, no constructors, no malloc.
+//
+// No locking: the loader calls these callbacks with its own lock held, one at a
+// time, so the statics below are never used by two threads at once.
+#include "paths.h"
+#include "session.h"
+
+#include <link.h>
+#include <stdint.h>
+
+namespace piox_load {
+
+namespace {
+
+Session session;
+// The current search is for a library the server found nowhere: the loader's own
+// candidates in the directories the server searched then go to a path that never
+// exists, node-local, so that its error message stays glibc's own and the shared
+// file system is not touched.
+bool search_is_for_missing = false;
+
+PathText origin;  // scratch for one open_by_path; static, off the loader's stack
+PathText expanded;
+PathText absolute;
+
+// The original path of the object behind the cookie ("" for the executable), or
+// nullptr when la_objopen has not seen it.
+const char *requester_of(uintptr_t *cookie)
+{
+    const link_map *map = reinterpret_cast<const link_map *>(*cookie);
+    if (!map)
+        return nullptr;
+    return original_path(map->l_name ? map->l_name : "", session.settings().mirror_root);
+}
+
+// A bare name, searched as the requester's search would find it.
+const char *resolve_by_name(const char *name, const char *requester)
+{
+    const char *mirror_path = nullptr;
+    switch (session.resolve(name, requester, &mirror_path)) {
+    case Answer::kFound:
+        return mirror_path;
+    case Answer::kMissing:
+        search_is_for_missing = true;
+        return name;
+    case Answer::kPassThrough:
+        break;
+    }
+    return name;
+}
+
+// A name with '/': the file it names, after $ORIGIN and the current directory. A
+// missing file gets its name back unchanged, so that the loader's message is exact.
+const char *open_by_path(const char *name, const char *requester)
+{
+    const char *path = name;
+    if (contains(name, '$')) {
+        origin.clear();
+        const char *origin_of = *requester ? requester : session.settings().executable;
+        if (!append_origin_of(origin_of, &origin) || origin.overflowed())
+            return name;
+        expanded.clear();
+        if (expand_origin(name, origin.c_str(), &expanded) != Expansion::kExpanded)
+            return name;  // $LIB, $PLATFORM...: the loader expands those itself
+        path = expanded.c_str();
+    }
+    absolute.clear();
+    if (!append_absolute(path, &absolute) || absolute.overflowed())
+        return name;
+    const char *mirror_path = nullptr;
+    const char *original = original_path(absolute.c_str(), session.settings().mirror_root);
+    return session.open(original, &mirror_path) == Answer::kFound ? mirror_path : name;
+}
+
+// A candidate of the loader's own search for a missing library: a path that never
+// exists when the server searched its directory, else the candidate itself.
+const char *candidate_for_missing(const char *candidate)
+{
+    const char *original = original_path(candidate, session.settings().mirror_root);
+    size_t slash = 0;
+    for (size_t i = 0; original[i]; i++)
+        if (original[i] == '/')
+            slash = i;
+    size_t dir_length = slash == 0 ? 1 : slash;  // "/libx.so" lies in "/"
+    return session.searched(original, dir_length) ? session.settings().never_existing : candidate;
+}
+
+}  // namespace
+
+}  // namespace piox_load
+
+using namespace piox_load;
+
+#define PIOX_AUDIT_EXPORT extern "C" __attribute__((visibility("default")))
+
+PIOX_AUDIT_EXPORT unsigned int la_version(unsigned int version)
+{
+    if (!session.start())
+        return 0;  // the loader drops the auditor: the process loads as stock (NOTES §1.1)
+    return version < LAV_CURRENT ? version : LAV_CURRENT;
+}
+
+PIOX_AUDIT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t, uintptr_t *cookie)
+{
+    *cookie = reinterpret_cast<uintptr_t>(map);  // la_objsearch's requester (NOTES §1.8)
+    return 0;  // no symbol binding (yet)
+}
+
+// Never returns NULL: the loader would lose the library's name or, for a candidate,
+// skip the rest of its search list (NOTES §1.4).
+PIOX_AUDIT_EXPORT char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)
+{
+    const char *answer = name;
+    if (!session.active()) {
+        // pass through
+    } else if (flag != LA_SER_ORIG) {
+        // A candidate of the loader's own search: only after a name went back unchanged.
+        if (search_is_for_missing)
+            answer = candidate_for_missing(name);
+    } else {
+        search_is_for_missing = false;
+        const char *requester = requester_of(cookie);
+        if (requester)
+            answer = contains(name, '/') ? open_by_path(name, requester)
+                                         : resolve_by_name(name, requester);
+    }
+    return const_cast<char *>(answer);
+}

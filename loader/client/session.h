@@ -1,0 +1,54 @@
+// session.h - the process's session with its node's load server: settings, the
+// connection and its hello, requests answered with cache paths, and the one way out.
+//
+// Any failure ends the session for good: one line on stderr names the cause, and
+// from then on every name passes through to the loader (stock loading). A forked
+// child reconnects before its first request, since it must not share its parent's
+// request stream.
+#pragma once
+
+#include "connection.h"
+#include "settings.h"
+
+namespace piox_load {
+
+enum class Answer {
+    kFound,     // the cached copy's path is in *mirror_path
+    kMissing,   // the file system has no such file
+    kPassThrough,  // the loader finds this name itself, as stock (and if the session
+                   // is over, every later name too)
+};
+
+class Session {
+public:
+    // For la_version: false when the process should load as stock.
+    bool start();
+    bool active() const { return active_; }
+    const Settings &settings() const { return settings_; }
+
+    // A bare library name and the original path of the object that needs it.
+    Answer resolve(const char *name, const char *requester, const char **mirror_path);
+    // An absolute path ($ORIGIN expanded, mirror root stripped).
+    Answer open(const char *path, const char **mirror_path);
+    // After resolve() answered kMissing: whether the server searched the directory
+    // `dir` (`length` bytes, an original path) for it. The loader's candidates in
+    // other directories (a search list the server could not replay) stay its own.
+    bool searched(const char *dir, size_t length) const;
+
+private:
+    bool ready_for_request();
+    Answer ask(Op op, const char *subject, const char **mirror_path);
+    bool connect_and_greet();
+    const char *accept_found(Op op, const char *subject, const Reply &reply);
+    void give_up(const char *cause);
+
+    Settings settings_{};
+    Connection connection_;
+    bool active_ = false;
+    PayloadText payload_;  // the request being built (one at a time: see audit.cpp)
+    // The directories of the last kMissing answer to resolve, NUL after each.
+    char searched_[kMaxPayload] = {};  // initialised: the session stays constant-initialised (no INIT_ARRAY)
+    uint32_t searched_length_ = 0;
+};
+
+}  // namespace piox_load

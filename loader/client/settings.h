@@ -1,0 +1,36 @@
+// settings.h - what the client is told by its environment, and the paths it derives.
+//
+//   PIOX_LOAD_DIR      the load servers' directory (required: without it the client
+//                      steps aside and the process loads as stock)
+//   PIOX_HOSTNAME      this process's node (default: the kernel's node name)
+//   PIOX_LOAD_TIMEOUT  seconds, e.g. 2 or 0.5 (default 2): the bound on every wait
+//                      for the server
+#pragma once
+
+#include "text.h"
+
+namespace piox_load {
+
+constexpr int kDefaultTimeoutMs = 2000;
+
+struct Settings {
+    const char *socket_path;      // <dir>/<node>/sock
+    const char *mirror_root;      // <dir>/<node>/root: the cache, mirroring original paths
+    const char *never_existing;   // <dir>/<node>/.enoent: a miss that stays node-local
+    const char *executable;       // readlink /proc/self/exe
+    const char *library_path;     // LD_LIBRARY_PATH at start-up, "" when unset
+    int timeout_ms;
+};
+
+enum class SettingsRead {
+    kReady,
+    kNotAsked,  // PIOX_LOAD_DIR is not set (or the environment cannot be read)
+    kFailed,    // asked, but a setting cannot be had: `cause` says why
+};
+
+SettingsRead read_settings(Settings *settings, MessageText *cause);
+
+// "2", "0.5", "1.25" seconds as milliseconds; `fallback` for anything else.
+int parse_timeout_ms(const char *seconds, int fallback);
+
+}  // namespace piox_load

@@ -1,0 +1,102 @@
+// syscalls.h - the Linux x86-64 system calls the audit client makes, raw.
+//
+// The client links no C library (see audit.cpp), so it calls the kernel itself. Every
+// call returns what the kernel does: the result, or -errno on failure. The structures
+// are the kernel's, declared here because the C library's headers are not ours to use.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace piox_load::sys {
+
+enum Number : long {
+    kRead = 0, kWrite = 1, kClose = 3, kPoll = 7, kMmap = 9, kMremap = 25, kGetpid = 39,
+    kSocket = 41, kConnect = 42, kSendto = 44, kRecvfrom = 45, kGetsockopt = 55, kUname = 63,
+    kGetcwd = 79, kReadlink = 89, kClockGettime = 228, kOpenat = 257,
+};
+
+constexpr int kEINTR = 4, kEAGAIN = 11, kENOMEM = 12, kEINPROGRESS = 115;
+constexpr int kAtCwd = -100, kOpenReadOnly = 0, kOpenCloseOnExec = 02000000;
+constexpr int kAfUnix = 1, kSockStream = 1, kSockNonBlock = 04000, kSockCloseOnExec = 02000000;
+constexpr int kSolSocket = 1, kSoError = 4, kMsgNoSignal = 0x4000;
+constexpr short kPollIn = 0x1, kPollOut = 0x4;
+constexpr int kProtReadWrite = 0x1 | 0x2, kMapPrivateAnonymous = 0x02 | 0x20, kMremapMayMove = 1;
+constexpr int kClockMonotonic = 1;
+constexpr int kStderr = 2;
+
+struct PollFd { int fd; short events; short revents; };
+struct SockaddrUn { uint16_t family; char path[108]; };
+struct Utsname { char sysname[65], nodename[65], release[65], version[65], machine[65], domain[65]; };
+struct Timespec { long seconds; long nanoseconds; };
+
+inline long call(long number, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0,
+                 long f = 0)
+{
+    register long r10 __asm__("r10") = d;
+    register long r8 __asm__("r8") = e;
+    register long r9 __asm__("r9") = f;
+    long result;
+    __asm__ volatile("syscall"
+                     : "=a"(result)
+                     : "a"(number), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+                     : "rcx", "r11", "memory");
+    return result;
+}
+
+inline long read(int fd, void *buffer, size_t bytes) { return call(kRead, fd, (long)buffer, (long)bytes); }
+inline long write(int fd, const void *data, size_t bytes) { return call(kWrite, fd, (long)data, (long)bytes); }
+inline long close(int fd) { return call(kClose, fd); }
+inline long open_read_only(const char *path)
+{
+    return call(kOpenat, kAtCwd, (long)path, kOpenReadOnly | kOpenCloseOnExec);
+}
+inline long poll(PollFd *fds, unsigned long count, int milliseconds)
+{
+    return call(kPoll, (long)fds, (long)count, milliseconds);
+}
+inline long getpid() { return call(kGetpid); }
+inline long socket(int domain, int type, int protocol) { return call(kSocket, domain, type, protocol); }
+inline long connect(int fd, const void *address, unsigned length)
+{
+    return call(kConnect, fd, (long)address, length);
+}
+// send(2) without SIGPIPE: a server that went away must not kill the application.
+inline long send(int fd, const void *data, size_t bytes)
+{
+    return call(kSendto, fd, (long)data, (long)bytes, kMsgNoSignal, 0, 0);
+}
+inline long receive(int fd, void *buffer, size_t bytes)
+{
+    return call(kRecvfrom, fd, (long)buffer, (long)bytes, 0, 0, 0);
+}
+inline long socket_error(int fd, int *error)
+{
+    unsigned length = sizeof *error;
+    return call(kGetsockopt, fd, kSolSocket, kSoError, (long)error, (long)&length);
+}
+inline long uname(Utsname *name) { return call(kUname, (long)name); }
+inline long getcwd(char *buffer, size_t bytes) { return call(kGetcwd, (long)buffer, (long)bytes); }
+inline long readlink(const char *path, char *buffer, size_t bytes)
+{
+    return call(kReadlink, (long)path, (long)buffer, (long)bytes);
+}
+inline long map_anonymous(size_t bytes)
+{
+    return call(kMmap, 0, (long)bytes, kProtReadWrite, kMapPrivateAnonymous, -1, 0);
+}
+inline long remap(void *old_address, size_t old_bytes, size_t new_bytes)
+{
+    return call(kMremap, (long)old_address, (long)old_bytes, (long)new_bytes, kMremapMayMove);
+}
+// A failed mmap or mremap returns -errno, which as an address is in the top page.
+inline bool mapping_failed(long result) { return result < 0 && result > -4096; }
+
+inline int64_t monotonic_milliseconds()
+{
+    Timespec now{0, 0};
+    call(kClockGettime, kClockMonotonic, (long)&now);
+    return int64_t(now.seconds) * 1000 + now.nanoseconds / 1000000;
+}
+
+}  // namespace piox_load::sys

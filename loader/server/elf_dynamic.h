@@ -1,0 +1,27 @@
+// What the loader reads from a shared object's dynamic section to search for its
+// dependencies: DT_RPATH, DT_RUNPATH and DF_1_NODEFLIB. Parsed from the file's bytes
+// (the server holds them), so the client sends only the requester's path.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace piox_load {
+
+struct DynamicInfo {
+    std::vector<std::string> rpath;    // empty when DT_RUNPATH is present (glibc ignores it then)
+    std::vector<std::string> runpath;
+    bool has_runpath = false;
+    bool nodeflib = false;             // DF_1_NODEFLIB: no ld.so.cache, no system directories
+};
+
+// True when the loader of this machine would map `bytes` as a shared object (glibc's
+// open_verify: ELF, 64-bit, little-endian, x86-64, ET_DYN); a file it would skip
+// lets the search go on.
+bool is_loadable_object(const std::string& bytes);
+
+// The dynamic information of an ELF file (an executable or a shared object); empty
+// when it has none or is not ELF.
+DynamicInfo read_dynamic_info(const std::string& bytes);
+
+}  // namespace piox_load

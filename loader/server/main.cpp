@@ -1,0 +1,148 @@
+// piox-loadd: the load servers of `piox load`, one MPI process per node, started by
+// the launcher as a job of its own beside the application (libraries load before
+// the application's MPI_Init, so the servers cannot be inside its job).
+//
+//   piox-loadd --dir DIR [--pull] [--readers K]
+//
+// Each server serves its node's processes on DIR/<node>/sock and keeps their copies
+// in DIR/<node>/root; <node> is PIOX_HOSTNAME, or MPI_Get_processor_name. When all
+// are ready, rank 0 writes DIR/ready. Creating DIR/stop (on rank 0's node) ends the
+// job: the servers remove their node directories and exit 0.
+#include <mpi.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+#include "server.h"
+#include "system_search.h"
+
+namespace {
+
+using piox_load::ServerOptions;
+
+const char kUsage[] = "usage: piox-loadd --dir DIR [--pull] [--readers K]\n";
+
+bool parse(int argc, char** argv, ServerOptions& options, std::string& error)
+{
+    for (int i = 1; i < argc; i++) {
+        std::string arg = argv[i];
+        if (arg == "--dir" && i + 1 < argc) {
+            options.directory = argv[++i];
+        } else if (arg == "--pull") {
+            options.push = false;
+        } else if (arg == "--readers" && i + 1 < argc) {
+            char* end = nullptr;
+            long k = strtol(argv[++i], &end, 10);
+            if (*end != '\0' || k < 1 || k > 1 << 20) {
+                error = std::string("--readers ") + argv[i] + ": expected a count of at least 1";
+                return false;
+            }
+            options.readers = static_cast<int>(k);
+        } else {
+            error = "unknown or incomplete option '" + arg + "'";
+            return false;
+        }
+    }
+    if (options.directory.empty() || options.directory[0] != '/') {
+        error = "--dir must name an absolute directory";
+        return false;
+    }
+    return true;
+}
+
+std::string node_name()
+{
+    if (const char* name = getenv("PIOX_HOSTNAME"); name != nullptr && *name != '\0')
+        return name;
+    char name[MPI_MAX_PROCESSOR_NAME];
+    int length = 0;
+    MPI_Get_processor_name(name, &length);
+    return std::string(name, static_cast<size_t>(length));
+}
+
+// Two servers on one node would share its socket: say so rather than serve half.
+std::string duplicate_node(const std::string& node)
+{
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    std::vector<char> mine(MPI_MAX_PROCESSOR_NAME, '\0'), all(size * MPI_MAX_PROCESSOR_NAME);
+    strncpy(mine.data(), node.c_str(), MPI_MAX_PROCESSOR_NAME - 1);
+    MPI_Allgather(mine.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
+                  MPI_CHAR, MPI_COMM_WORLD);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (int other = 0; other < rank; other++)
+        if (node == &all[other * MPI_MAX_PROCESSOR_NAME])
+            return "two servers on node " + node + " (ranks " + std::to_string(other) + " and " +
+                   std::to_string(rank) + "): start one per node";
+    return "";
+}
+
+// Every rank learns whether any failed, so that all exit rather than some wait.
+bool all_ready(const std::string& error)
+{
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (!error.empty())
+        fprintf(stderr, "piox-loadd (rank %d): %s\n", rank, error.c_str());
+    int failed = !error.empty(), any = 0;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return any == 0;
+}
+
+int remove_tree(const std::string& path)
+{
+    std::string command = "rm -rf -- '" + path + "'";  // our own directory, no quote in it
+    return path.find('\'') == std::string::npos ? system(command.c_str()) : -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    MPI_Init(&argc, &argv);
+    ServerOptions options;
+    std::string error;
+    if (!parse(argc, argv, options, error)) {
+        fprintf(stderr, "piox-loadd: %s\n%s", error.c_str(), kUsage);
+        MPI_Finalize();
+        return 2;
+    }
+    const std::string node = node_name();
+    const std::string node_directory = options.directory + "/" + node;
+    error = duplicate_node(node);
+    // DIR itself is made here on nodes other than the launcher's.
+    if (error.empty() && mkdir(options.directory.c_str(), 0700) != 0 && errno != EEXIST)
+        error = "cannot create " + options.directory + ": " + strerror(errno);
+    if (error.empty() && mkdir(node_directory.c_str(), 0700) != 0)
+        error = "cannot create " + node_directory + ": " + strerror(errno);
+    piox_load::SystemSearch system;
+    if (error.empty())
+        system = piox_load::SystemSearch::of_this_node(error);
+    int status = 1;
+    {
+        piox_load::Server server(options, node, std::move(system), MPI_COMM_WORLD);
+        if (error.empty() && server.setup_error() != 0)
+            error = "cannot listen on " + node_directory + "/sock: " + strerror(server.setup_error());
+        if (all_ready(error)) {
+            int rank = 0;
+            MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+            if (rank == 0) {
+                FILE* ready = fopen((options.directory + "/ready").c_str(), "w");
+                if (ready != nullptr)
+                    fclose(ready);
+            }
+            server.run();
+            status = 0;
+        }
+    }
+    if (error.find("two servers") == std::string::npos)
+        remove_tree(node_directory);
+    MPI_Finalize();
+    return status;
+}

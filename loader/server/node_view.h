@@ -1,0 +1,53 @@
+// The shared file system as this node's server knows it: the items it has received,
+// path resolution over them as the kernel resolves (symlinks followed, ".." taken
+// physically), and the node's mirror of what it serves, <node dir>/root/<path>.
+//
+// The mirror reproduces every directory and symlink a served path goes through, so
+// that the loader, opening <root>/<path as asked>, reaches one cached inode whatever
+// name it used, and $ORIGIN (the directory of the name used) behaves as on the file
+// system (loader/NOTES.md §1.6, §7).
+#pragma once
+
+#include <deque>
+#include <string>
+#include <unordered_map>
+
+#include "item.h"
+
+namespace piox_load {
+
+// What a resolution came to: done (the physical path and its item), missing (errno),
+// or stopped on a path whose item this node does not have yet.
+struct Resolution {
+    enum State { kDone, kMissing, kNeed } state = kNeed;
+    std::string path;  // kDone: the physical path; kNeed: the item to ask for
+    const Item* item = nullptr;  // kDone
+    int error = 0;               // kMissing
+};
+
+class NodeView {
+  public:
+    explicit NodeView(std::string mirror_root) : root_(std::move(mirror_root)) {}
+
+    const std::string& mirror_root() const { return root_; }
+    const Item* find(const std::string& path) const;
+    void add(Item item);
+
+    // Resolves an absolute path (the last symlink followed too).
+    Resolution resolve(const std::string& path) const;
+    // The same walk, creating in the mirror each directory, symlink and the final file
+    // it goes through. Call after resolve() came to kDone. Returns 0 or an errno.
+    int materialize(const std::string& path) const;
+
+  private:
+    template <typename Step>
+    Resolution walk(const std::string& path, Step&& step) const;
+
+    std::string root_;
+    std::unordered_map<std::string, Item> items_;
+};
+
+std::string parent_of(const std::string& path);  // "/a/b" -> "/a", "/a" -> "/"
+std::string join(const std::string& directory, const std::string& name);
+
+}  // namespace piox_load

@@ -1,0 +1,138 @@
+#include "server.h"
+
+#include <algorithm>
+
+#include <sys/stat.h>
+
+#include "protocol.h"
+
+namespace piox_load {
+
+namespace {
+
+std::vector<std::string> split_library_path(const std::string& list)
+{
+    std::vector<std::string> dirs;
+    if (list.empty())
+        return dirs;  // unset: no directories (an empty entry would mean ".")
+    size_t at = 0;
+    while (true) {
+        size_t colon = list.find_first_of(":;", at);  // glibc splits at both
+        dirs.push_back(list.substr(at, colon == std::string::npos ? std::string::npos : colon - at));
+        if (colon == std::string::npos)
+            return dirs;
+        at = colon + 1;
+    }
+}
+
+bool exists(const std::string& path)
+{
+    struct stat st;
+    return stat(path.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+Server::Server(const ServerOptions& options, const std::string& node, SystemSearch system,
+               MPI_Comm world)
+    : options_(options),
+      node_directory_(options.directory + "/" + node),
+      view_(node_directory_ + "/root"),
+      search_(std::move(system)),
+      port_(node_directory_ + "/sock"),
+      distribution_(world, options.readers, options.push)
+{
+    int rank = 0;
+    MPI_Comm_rank(world, &rank);
+    rank_zero_ = rank == 0;
+}
+
+bool Server::reply_found(const Request& request, const std::string& path)
+{
+    if (view_.materialize(path) != 0) {
+        port_.reply(request.connection, request.op, kRefused);
+        return true;
+    }
+    port_.reply(request.connection, request.op, kFound, {view_.mirror_root() + path});
+    return true;
+}
+
+bool Server::answer_resolve(const Request& request, const ProcessContext& process)
+{
+    SearchOutcome outcome = search_.find(request.strings[0], request.strings[1], process, view_);
+    if (outcome.state == SearchOutcome::kNeed) {
+        distribution_.want(outcome.path);
+        return false;
+    }
+    if (outcome.state == SearchOutcome::kFound)
+        return reply_found(request, outcome.path);
+    port_.reply(request.connection, request.op, kMissing, outcome.searched);
+    return true;
+}
+
+// A path the loader opens as it is: served when it is a shared object the loader
+// would map; anything else goes back to the loader, whose message is then its own.
+bool Server::answer_open(const Request& request)
+{
+    const std::string& path = request.strings[0];
+    Resolution r = view_.resolve(path);
+    if (r.state == Resolution::kNeed) {
+        distribution_.want(r.path);
+        return false;
+    }
+    if (r.state == Resolution::kDone && r.item->is_regular() && is_loadable_object(r.item->bytes))
+        return reply_found(request, path);
+    port_.reply(request.connection, request.op, kMissing);
+    return true;
+}
+
+bool Server::answer(const Request& request)
+{
+    auto process = processes_.find(request.connection);
+    if (request.op == kHello && request.strings.size() == 2) {
+        processes_[request.connection] = {request.strings[0], split_library_path(request.strings[1])};
+        port_.reply(request.connection, request.op, kFound);
+        return true;
+    }
+    bool absolute = !request.strings.empty() && !request.strings[0].empty();
+    if (process != processes_.end() && request.op == kResolve && request.strings.size() == 2 &&
+        absolute && request.strings[0].find('/') == std::string::npos)
+        return answer_resolve(request, process->second);
+    if (process != processes_.end() && request.op == kOpen && request.strings.size() == 1 &&
+        absolute && request.strings[0][0] == '/')
+        return answer_open(request);
+    port_.reply(request.connection, request.op, kRefused);
+    return true;
+}
+
+void Server::run()
+{
+    const std::string stop_file = options_.directory + "/stop";
+    distribution_.start();
+    while (!distribution_.finished()) {
+        if (rank_zero_ && exists(stop_file))
+            distribution_.request_stop();
+        if (distribution_.stop_requested())
+            port_.stop_listening();
+        std::vector<int> closed;
+        // Short waits while items are awaited or this server reads for others.
+        int timeout = !waiting_.empty() || distribution_.is_reader() ? 1 : 2;
+        for (Request& request : port_.wait(timeout, closed))
+            waiting_.push_back(std::move(request));
+        for (Item& item : distribution_.progress())
+            view_.add(std::move(item));
+        std::deque<Request> still;
+        for (Request& request : waiting_) {
+            // A closed connection's number may come back for another process: what it
+            // asked is dropped at once.
+            bool gone = std::find(closed.begin(), closed.end(), request.connection) != closed.end();
+            if (!gone && !answer(request))
+                still.push_back(std::move(request));
+        }
+        waiting_.swap(still);
+        for (int connection : closed)
+            processes_.erase(connection);
+    }
+}
+
+}  // namespace piox_load

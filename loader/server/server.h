@@ -1,0 +1,51 @@
+// One node's load server: answers its node's processes (ClientPort) from the node's
+// view of the shared file system (NodeView, LibrarySearch), asks its reader for
+// what it lacks (Distribution), and keeps the mirror the processes load from.
+// A request that needs an item the node lacks waits, and is answered again from the
+// start when items arrive: answering is cheap, and never half-done.
+#pragma once
+
+#include <mpi.h>
+
+#include <deque>
+#include <string>
+#include <unordered_map>
+
+#include "client_port.h"
+#include "distribution.h"
+#include "library_search.h"
+#include "node_view.h"
+
+namespace piox_load {
+
+struct ServerOptions {
+    std::string directory;  // PIOX_LOAD_DIR: each node's files in <directory>/<node>
+    int readers = 1;
+    bool push = true;
+};
+
+class Server {
+  public:
+    Server(const ServerOptions& options, const std::string& node, SystemSearch system, MPI_Comm world);
+    int setup_error() const { return port_.error(); }
+    // Serves until the job's end was asked for (rank 0: the file <directory>/stop).
+    void run();
+
+  private:
+    bool answer(const Request& request);  // false: it waits for an item
+    bool answer_resolve(const Request& request, const ProcessContext& process);
+    bool answer_open(const Request& request);
+    bool reply_found(const Request& request, const std::string& path);
+
+    ServerOptions options_;
+    std::string node_directory_;
+    NodeView view_;
+    LibrarySearch search_;
+    ClientPort port_;
+    Distribution distribution_;
+    bool rank_zero_;
+    std::unordered_map<int, ProcessContext> processes_;  // by connection, from hello
+    std::deque<Request> waiting_;
+};
+
+}  // namespace piox_load
