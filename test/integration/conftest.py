@@ -257,3 +257,11 @@ def locality_ceph_files(ceph_cluster):
 
 def _interrupt(signum, frame):
     raise KeyboardInterrupt(f"signal {signum}")
+
+
+@pytest.fixture(scope="session")
+def loader_tree(tmp_path_factory):
+    """Parallel loading's generated cases (loader_cases.py), built once per session."""
+    import loader_cases
+    root = tmp_path_factory.mktemp("loader-cases")
+    return {"root": root, "cases": loader_cases.build(root)}

@@ -16,12 +16,6 @@ from test_counting_fs import counts, mount_counting
 from conftest import _unmount
 
 
-@pytest.fixture(scope="module")
-def tree(tmp_path_factory):
-    root = tmp_path_factory.mktemp("loader-cases")
-    return {"root": root, "cases": loader_cases.build(root)}
-
-
 def run_case(case, root, processes=None, timeout=120):
     """The case's program from root, alone or as `processes` processes of mpiexec."""
     command = case.command(root)
@@ -32,22 +26,22 @@ def run_case(case, root, processes=None, timeout=120):
 
 
 @pytest.mark.parametrize("name", loader_cases.NAMES)
-def test_each_case_runs_right_without_piox(tree, name):
-    done = run_case(tree["cases"][name], tree["root"])
+def test_each_case_runs_right_without_piox(loader_tree, name):
+    done = run_case(loader_tree["cases"][name], loader_tree["root"])
     assert done.returncode == 0, done.stderr
-    assert done.stdout == tree["cases"][name].expected
+    assert done.stdout == loader_tree["cases"][name].expected
     assert done.stderr == ""
 
 
-def test_without_piox_every_process_searches_and_opens_every_library(tree, tmp_path):
+def test_without_piox_every_process_searches_and_opens_every_library(loader_tree, tmp_path):
     """The chain's LIBRARIES libraries from the counting fixture: one process's lookups
     and opens, times the processes, for 1 and 4 processes; at least one open per
     library and process."""
     mount = tmp_path / "mnt"
     mount.mkdir()
-    mount_counting(tree["root"], mount)
+    mount_counting(loader_tree["root"], mount)
     try:
-        case = tree["cases"]["chain"]
+        case = loader_tree["cases"]["chain"]
         used = {}
         for processes in (1, 4):
             before = counts(mount)

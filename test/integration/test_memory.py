@@ -96,3 +96,30 @@ def test_locality_reads_are_clean(locality, how, tmp_path, mpirun, program):
                     hosts=list(shares.HOSTS), env={"PIOX_STATS": "1"}, timeout=600)
     passed(result)
     assert f"locality {locality}" in result.stderr, result.stderr
+
+
+def test_load_servers_are_clean(loader_tree, tmp_path):
+    """piox-loadd on two simulated nodes, serving the chain's libraries (each server
+    under valgrind, its report in a file of its own: piox load does not pass the
+    servers' status on)."""
+    from test_loader_load import SERVER, on_nodes, piox_load
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    wrapper = tmp_path / "valgrind-piox-loadd"
+    wrapper.write_text("#!/bin/sh\nexec " + " ".join(VALGRIND) +
+                       f" --log-file={logs}/server.%p {SERVER} \"$@\"\n")
+    wrapper.chmod(0o755)
+    case = loader_tree["cases"]["chain"]
+    nodes = ["nodeA", "nodeB"]
+    done = piox_load(on_nodes(case.command(loader_tree["root"]), nodes, 1), nodes=nodes,
+                     env={"PIOX_LOAD_SERVER": str(wrapper), "PIOX_LOAD_TIMEOUT": "30"},
+                     timeout=600)
+    assert done.returncode == 0 and done.stdout == case.expected * 2, done.stderr
+    # One report per process valgrind ran: the servers, and the children they fork to
+    # ask ld.so and ldconfig (empty). UCX's huge-page request is only a warning.
+    reports = sorted(logs.iterdir())
+    assert len(reports) >= 2, reports
+    for report in reports:
+        errors = [line for line in report.read_text().splitlines()
+                  if "WARNING: valgrind ignores shmget" not in line]
+        assert errors == [], "\n".join(errors)

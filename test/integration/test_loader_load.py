@@ -1,0 +1,176 @@
+"""Parallel loading (issue 17) end to end: `piox load` starts the load servers
+(piox-loadd, an MPI job of their own), runs the command with the LD_AUDIT client in
+every process, and ends the servers.
+
+Every loader case (loader_cases.py) prints exactly what it prints without piox. And
+the storm ends: through the counting FUSE fixture (no kernel cache), a job's
+operations on the shared file system no longer grow with its processes. Each
+library is read once per job (once per reader with --readers), whatever the number
+of processes and nodes, push or pull; what still grows is the kernel's own opening
+of each process's executable at exec, which no auditor sees (NOTES.md §5).
+"""
+import os
+import subprocess
+
+import pytest
+
+import loader_cases
+from conftest import BUILD, _unmount
+from test_counting_fs import counts, mount_counting
+
+PIOX = BUILD / "bin" / "piox"
+AUDIT = BUILD / "loader" / "libpiox_load_audit.so"
+SERVER = BUILD / "loader" / "piox-loadd"
+
+
+def piox_load(command, env=None, options=(), nodes=None, timeout=300):
+    """`piox load [options] -- command`, with the client and server of this build."""
+    for needed in (PIOX, AUDIT, SERVER):
+        if not needed.exists():
+            pytest.fail(f"{needed} is missing: run `make` in {BUILD}")
+    environment = {**os.environ, "PIOX_LOAD_AUDIT": str(AUDIT), "PIOX_LOAD_SERVER": str(SERVER),
+                   **(env or {})}
+    environment.pop("PIOX_LOAD_NODES", None)
+    if nodes:
+        environment["PIOX_LOAD_NODES"] = " ".join(nodes)
+    return subprocess.run([str(PIOX), "load", *options, "--", *command], capture_output=True,
+                          text=True, timeout=timeout, env=environment)
+
+
+def on_nodes(command, nodes, per_node):
+    """mpiexec running `command` as `per_node` processes on each simulated node."""
+    argv = ["mpiexec"]
+    for node in nodes:
+        argv += (["-n", str(per_node), "-env", "PIOX_HOSTNAME", node] + command + [":"])
+    return argv[:-1]
+
+
+@pytest.mark.parametrize("name", loader_cases.NAMES)
+def test_each_case_prints_what_it_prints_without_piox(loader_tree, name):
+    case = loader_tree["cases"][name]
+    done = piox_load(case.command(loader_tree["root"]), env=case.environment(loader_tree["root"]))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == case.expected
+    assert done.stderr == ""
+
+
+def test_libraries_are_mapped_from_the_node_cache(tmp_path):
+    """/proc/self/maps of a process run under piox load: its libc is the mirror's copy."""
+    done = piox_load(["/bin/cat", "/proc/self/maps"], env={"PIOX_LOAD_BASE": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    libc = [line.split()[-1] for line in done.stdout.splitlines() if "libc.so.6" in line]
+    assert libc and all(path.startswith(str(tmp_path) + "/piox-load.") and "/root/" in path
+                        for path in libc), done.stdout
+    assert not list(tmp_path.iterdir()), "piox load left its directory behind"
+
+
+def test_exit_status_is_the_commands():
+    done = piox_load(["/bin/sh", "-c", "exit 7"])
+    assert done.returncode == 7, done.stderr
+
+
+@pytest.fixture
+def counted_tree(loader_tree, tmp_path):
+    """The loader cases seen through the counting fixture."""
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    mount_counting(loader_tree["root"], mount)
+    yield mount
+    _unmount(mount)
+
+
+def used(mount, action):
+    before = counts(mount)
+    done = action()
+    assert done.returncode == 0, done.stderr
+    after = counts(mount)
+    return done, {op: after[op] - before[op] for op in after}
+
+
+def test_each_library_is_read_once_whatever_the_processes(loader_tree, counted_tree):
+    """The chain's LIBRARIES libraries, 1 then 4 processes on one node: each extra
+    process costs the shared file system its executable only (the kernel's open and
+    lookups at exec), not a search and an open per library."""
+    case = loader_tree["cases"]["chain"]
+    program = case.command(counted_tree)
+    one_done, one = used(counted_tree, lambda: piox_load(program))
+    four_done, four = used(counted_tree, lambda: piox_load(["mpiexec", "-n", "4"] + program))
+    assert one_done.stdout == case.expected and four_done.stdout == case.expected * 4
+    assert loader_cases.LIBRARIES < one["open"] <= loader_cases.LIBRARIES + 2, one
+    assert four["open"] == one["open"] + 3, (one, four)
+    assert four["getattr"] - one["getattr"] < loader_cases.LIBRARIES, (one, four)
+
+
+@pytest.mark.parametrize("options,readers", [((), 1), (("--pull",), 1), (("--readers", "2"), 2)])
+def test_nodes_share_what_their_reader_read(loader_tree, counted_tree, options, readers):
+    """Two simulated nodes of two processes each: the libraries are read once per
+    reader (the paper's forest with --readers), in push and pull alike."""
+    case = loader_tree["cases"]["chain"]
+    nodes = ["nodeA", "nodeB"]
+    done, ops = used(counted_tree, lambda: piox_load(on_nodes(case.command(counted_tree), nodes, 2),
+                                                     options=options, nodes=nodes))
+    assert done.stdout == case.expected * 4
+    library_opens = ops["open"] - 4  # each process's executable, opened by the kernel
+    assert readers * loader_cases.LIBRARIES <= library_opens <= readers * (loader_cases.LIBRARIES + 1), ops
+
+
+def test_the_server_refuses_bad_requests_and_serves_on():
+    """A process speaking nonsense is refused or cut off; the server goes on serving."""
+    from pathlib import Path
+    peer = Path(__file__).with_name("loader_peer.py")
+    done = piox_load(["/usr/bin/python3", str(peer), "/usr/bin/python3"])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "resolve before hello: refused",
+        "hello: found",
+        "unknown op: refused",
+        "relative open: refused",
+        "name with slash: refused",
+        "missing: missing",
+        "bad magic: closed",
+        "oversized: closed",
+        "no terminating NUL: closed",
+        "after all that: found True",
+    ]
+
+
+def test_a_dead_server_leaves_processes_loading_from_the_file_system(loader_tree):
+    """The servers are killed before the program starts: it runs right from the file
+    system, and says so on standard error."""
+    case = loader_tree["cases"]["chain"]
+    program = " ".join(case.command(loader_tree["root"]))
+    script = (f'pkill -KILL -f "piox-loadd --dir $PIOX_LOAD_DIR"; sleep 1; exec {program}')
+    done = piox_load(["/bin/sh", "-c", script])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == case.expected
+    assert "piox load: cannot connect to" in done.stderr
+    assert "this process loads from the file system" in done.stderr
+
+
+def test_another_user_is_refused():
+    """The job's directory is the user's alone (0700); and when its mode is opened up,
+    the server still cuts off a process of another user (its peer credentials)."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+    base = Path(tempfile.mkdtemp(prefix="piox-load-users-", dir="/tmp"))  # nobody may pass
+    base.chmod(0o711)
+    peer = Path(__file__).with_name("loader_peer.py")
+    as_nobody = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                 "/usr/bin/python3", "-c"]
+    connect = ("import os, socket, sys; sys.path.insert(0, %r); import loader_peer as p\n"
+               "s = p.connect()\n"
+               "try:\n s.sendall(p.frame(p.HELLO, b'/bin/true', b'')); answer = s.recv(12)\n"
+               "except (BrokenPipeError, ConnectionResetError):\n answer = b''\n"
+               "print('closed' if answer == b'' else 'answered')" % str(peer.parent))
+    script = (f'stat -c %a "$PIOX_LOAD_DIR" "$PIOX_LOAD_DIR"/*/; '
+              f'{" ".join(as_nobody)} "{connect}" 2>&1 | tail -1; '
+              f'chmod 755 "$PIOX_LOAD_DIR" "$PIOX_LOAD_DIR"/*/; chmod 777 "$PIOX_LOAD_DIR"/*/sock; '
+              f'{" ".join(as_nobody)} "{connect}"')
+    try:
+        done = piox_load(["/bin/sh", "-c", script], env={"PIOX_LOAD_BASE": str(base)})
+    finally:
+        shutil.rmtree(base)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "700", "700", "PermissionError: [Errno 13] Permission denied", "closed"], done.stdout
