@@ -76,7 +76,7 @@ void Distribution::serve(const std::string& path, int requester)
 {
     auto read = read_.find(path);
     if (read == read_.end()) {
-        Item item = read_item(path);
+        Item item = reader_.read(path);
         if (item.bytes.size() > INT_MAX / 2) {  // past one MPI message: let the loader read it
             item.bytes.clear();
             item.error = EFBIG;

@@ -24,6 +24,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "file_reader.h"
 #include "item.h"
 
 namespace piox_load {
@@ -67,6 +68,7 @@ class Distribution {
     bool push_;
     std::unordered_set<std::string> asked_;  // a member: the paths it asked its reader for
     std::unordered_map<std::string, std::string> read_;  // a reader: what it read, encoded
+    FileReader reader_;
     std::vector<Item> arrived_;
     std::deque<std::unique_ptr<Outgoing>> sends_;
     uint64_t header_[2] = {0, 0};           // kind, encoded size of the next broadcast

@@ -24,8 +24,6 @@ struct Item {
     bool is_regular() const;
 };
 
-// Reads `path` (absolute, physical) from the file system: what the readers do.
-Item read_item(const std::string& path);
 
 std::string encode(const Item& item);
 // False when `data` is not an encoded item (a bad message is never half-used).

@@ -1,0 +1,146 @@
+#include "file_reader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "node_view.h"
+
+namespace piox_load {
+
+namespace {
+
+int read_target(int handle, std::string& target)
+{
+    char buffer[4096];
+    ssize_t n = readlinkat(handle, "", buffer, sizeof buffer);
+    if (n < 0)
+        return errno;
+    if (static_cast<size_t>(n) == sizeof buffer)
+        return ENAMETOOLONG;
+    target.assign(buffer, static_cast<size_t>(n));
+    return 0;
+}
+
+int read_names(int handle, std::unordered_map<std::string, unsigned char>& names)
+{
+    int fd = openat(handle, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR* dir = fd < 0 ? nullptr : fdopendir(fd);
+    if (dir == nullptr) {
+        int error = errno;
+        if (fd >= 0)
+            close(fd);
+        return error;
+    }
+    errno = 0;
+    while (dirent* entry = readdir(dir)) {
+        if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0)
+            names.emplace(entry->d_name, entry->d_type);
+        errno = 0;
+    }
+    int error = errno;
+    closedir(dir);
+    return error;
+}
+
+// Reopened through /proc/self/fd: the file system sees an open, not another lookup.
+int read_bytes(int handle, size_t size, std::string& bytes)
+{
+    std::string reopen = "/proc/self/fd/" + std::to_string(handle);
+    int fd = open(reopen.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    bytes.resize(size);
+    size_t done = 0;
+    int error = 0;
+    while (true) {
+        if (done == bytes.size())
+            bytes.resize(bytes.size() + 65536);  // it grew since the lstat: read to the end
+        ssize_t n = read(fd, &bytes[done], bytes.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            error = errno;
+        if (n <= 0)
+            break;
+        done += static_cast<size_t>(n);
+    }
+    bytes.resize(done);
+    close(fd);
+    return error;
+}
+
+std::string name_of(const std::string& path)
+{
+    return path.substr(path.rfind('/') + 1);
+}
+
+}  // namespace
+
+FileReader::~FileReader()
+{
+    for (auto& [path, handle] : handles_)
+        close(handle);
+}
+
+void FileReader::keep(const std::string& path, int handle)
+{
+    handles_.emplace_front(path, handle);
+    by_path_[path] = handles_.begin();
+    if (handles_.size() > kHandles) {
+        close(handles_.back().second);
+        by_path_.erase(handles_.back().first);
+        handles_.pop_back();
+    }
+}
+
+int FileReader::directory_handle(const std::string& path)
+{
+    auto known = by_path_.find(path);
+    if (known != by_path_.end()) {
+        handles_.splice(handles_.begin(), handles_, known->second);  // most recent first
+        return known->second->second;
+    }
+    int handle = open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (handle >= 0)
+        keep(path, handle);
+    return handle;
+}
+
+Item FileReader::read(const std::string& path)
+{
+    Item item;
+    item.path = path;
+    int handle = -1;
+    if (path == "/") {
+        handle = open("/", O_PATH | O_CLOEXEC);
+    } else {
+        int parent = directory_handle(parent_of(path));
+        handle = parent < 0 ? -1 : openat(parent, name_of(path).c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    }
+    struct stat st;
+    if (handle < 0 || fstat(handle, &st) != 0) {
+        item.error = errno;
+        if (handle >= 0)
+            close(handle);
+        return item;
+    }
+    item.mode = st.st_mode;
+    item.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    if (S_ISLNK(st.st_mode))
+        item.error = read_target(handle, item.target);
+    else if (S_ISDIR(st.st_mode))
+        item.error = read_names(handle, item.names);
+    else if (S_ISREG(st.st_mode))
+        item.error = read_bytes(handle, static_cast<size_t>(st.st_size), item.bytes);
+    if (S_ISDIR(st.st_mode) && by_path_.count(path) == 0)
+        keep(path, handle);  // its children are read through it
+    else
+        close(handle);
+    return item;
+}
+
+}  // namespace piox_load
