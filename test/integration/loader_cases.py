@@ -77,9 +77,11 @@ def _program(path, source, **options):
     _link(path, source, **options)
 
 
-def _chain(root, libraries):
+def chain_case(root, libraries):
     """lib/libchain{i}.so: chain_i(x) = chain_{i+1}(x + i); the last returns x + i.
-    Each library links against the next, so they are built last to first."""
+    Each library links against the next, so they are built last to first. With
+    --clock, main first prints when it began (main_ns=, CLOCK_REALTIME): bench/loading's
+    time to main."""
     lib = root / "chain" / "lib"
     paths = [lib / f"libchain{i:03d}.so" for i in range(libraries)]
     for i in reversed(range(libraries)):
@@ -89,8 +91,16 @@ def _chain(root, libraries):
             f"int chain_{i}(int x) {{ return chain_{i + 1}(x + {i}); }}\n")
         _library(paths[i], source, needs=[] if last else [paths[i + 1]], runpath="$ORIGIN")
     _program(root / "chain" / "main",
-             '#include <stdio.h>\nint chain_0(int);\n'
-             'int main(void) { printf("chain %d\\n", chain_0(0)); return 0; }\n',
+             '#include <stdio.h>\n#include <string.h>\n#include <time.h>\nint chain_0(int);\n'
+             'int main(int argc, char **argv) {\n'
+             '    if (argc > 1 && strcmp(argv[1], "--clock") == 0) {\n'
+             '        struct timespec t;\n'
+             '        clock_gettime(CLOCK_REALTIME, &t);\n'
+             '        printf("main_ns=%lld\\n", (long long)t.tv_sec * 1000000000LL + t.tv_nsec);\n'
+             '    }\n'
+             '    printf("chain %d\\n", chain_0(0));\n'
+             '    return 0;\n'
+             '}\n',
              needs=[paths[0]], runpath="$ORIGIN/lib")
     return Case("chain", "chain/main", expected=f"chain {sum(range(libraries))}\n")
 
@@ -216,7 +226,7 @@ def _search(root):
 def build(root, libraries=LIBRARIES):
     """Builds every case under root; returns them by name."""
     root = Path(root)
-    cases = [_chain(root, libraries), _origin(root), _symlink(root), _cxx(root),
+    cases = [chain_case(root, libraries), _origin(root), _symlink(root), _cxx(root),
              *_dlopen(root), _exec(root), _search(root)]
     assert tuple(case.name for case in cases) == NAMES
     return {case.name: case for case in cases}
