@@ -43,6 +43,14 @@ enum Op : uint16_t {
     // open as it is: a DT_NEEDED or dlopen name with '/', $ORIGIN already expanded.
     // Reply kFound "mirror path\0" or kMissing.
     kOpen = 3,
+    // "path\0follow\0" (follow "1" or "0"): an absolute path under the Python
+    // prefixes that the application itself opens or stats (a module, its bytecode,
+    // a directory of them); a symlink at its end is followed when follow is "1".
+    // Reply kFound "mirror path\0" (a copy of whatever it is: file, directory or
+    // symlink), kMissing (it does not exist: ENOENT), or kRefused: this one call is
+    // the process's to make on the file system (another errno, or not a file or a
+    // directory); the session goes on.
+    kMap = 4,
 };
 
 enum Status : uint16_t {

@@ -8,6 +8,7 @@
 //
 // No locking: the loader calls these callbacks with its own lock held, one at a
 // time, so the statics below are never used by two threads at once.
+#include "files.h"
 #include "paths.h"
 #include "session.h"
 
@@ -16,9 +17,10 @@
 
 namespace piox_load {
 
+Session session;  // files.cpp's wrappers use it too
+
 namespace {
 
-Session session;
 // The current search is for a library the server found nowhere: the loader's own
 // candidates in the directories the server searched then go to a path that never
 // exists, node-local, so that its error message stays glibc's own and the shared
@@ -106,10 +108,28 @@ PIOX_AUDIT_EXPORT unsigned int la_version(unsigned int version)
     return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 
+// libc, by the name it was opened under (its own or the mirror's copy).
+static bool is_libc(const link_map *map)
+{
+    const char *name = map->l_name ? map->l_name : "";
+    size_t n = length_of(name), suffix = length_of("/libc.so.6");
+    return n >= suffix && starts_with(name + n - suffix, "/libc.so.6");
+}
+
 PIOX_AUDIT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t, uintptr_t *cookie)
 {
     *cookie = reinterpret_cast<uintptr_t>(map);  // la_objsearch's requester (NOTES §1.8)
-    return 0;  // no symbol binding (yet)
+    // Bindings to libc's file functions, only when Python prefixes are served: with
+    // none, la_symbind64 is never called and costs nothing.
+    if (!files_are_served())
+        return 0;
+    return LA_FLG_BINDFROM | (is_libc(map) ? LA_FLG_BINDTO : 0);
+}
+
+PIOX_AUDIT_EXPORT uintptr_t la_symbind64(Elf64_Sym *symbol, unsigned int, uintptr_t *, uintptr_t *,
+                                         unsigned int *, const char *name)
+{
+    return bind_file_function(name, symbol->st_value);
 }
 
 // Never returns NULL: the loader would lose the library's name or, for a candidate,

@@ -25,6 +25,7 @@ const char *op_name(Op op)
     case kHello: return "hello";
     case kResolve: return "resolve";
     case kOpen: return "open";
+    case kMap: return "map";
     }
     return "request";
 }

@@ -56,8 +56,25 @@ bool Session::connect_and_greet()
     return true;
 }
 
+void SpinLock::lock()
+{
+    while (__atomic_exchange_n(&taken_, 1, __ATOMIC_ACQUIRE))
+        sys::sched_yield();
+}
+
+namespace {
+
+struct Locked {
+    explicit Locked(SpinLock &lock) : lock_(lock) { lock_.lock(); }
+    ~Locked() { lock_.unlock(); }
+    SpinLock &lock_;
+};
+
+}  // namespace
+
 Answer Session::resolve(const char *name, const char *requester, const char **mirror_path)
 {
+    Locked locked(lock_);
     if (!ready_for_request())
         return Answer::kPassThrough;
     payload_.clear();
@@ -67,11 +84,43 @@ Answer Session::resolve(const char *name, const char *requester, const char **mi
 
 Answer Session::open(const char *path, const char **mirror_path)
 {
+    Locked locked(lock_);
     if (!ready_for_request())
         return Answer::kPassThrough;
     payload_.clear();
     payload_.append_field(path);
     return ask(kOpen, path, mirror_path);
+}
+
+Answer Session::map(const char *path, bool follow, PathText *mirror)
+{
+    Locked locked(lock_);
+    if (!ready_for_request())
+        return Answer::kPassThrough;
+    payload_.clear();
+    payload_.append_field(path).append_field(follow ? "1" : "0");
+    if (payload_.overflowed())
+        return Answer::kPassThrough;
+    Reply reply{};
+    if (!connection_.exchange(kMap, payload_.c_str(), payload_.size(), &reply)) {
+        give_up(connection_.cause());
+        return Answer::kPassThrough;
+    }
+    if (reply.status == kMissing)
+        return Answer::kMissing;
+    if (reply.status != kFound)
+        return Answer::kPassThrough;  // this call only: the server does not serve it
+    bool one_string = reply.length > 0 && length_of(reply.payload) + 1 == reply.length;
+    if (!one_string || !starts_with(reply.payload, settings_.mirror_root)) {
+        MessageText cause;
+        cause.append("the server at ").append(settings_.socket_path).append(" answered map ")
+            .append(path).append(" with a bad reply");
+        give_up(cause.c_str());
+        return Answer::kPassThrough;
+    }
+    mirror->clear();
+    mirror->append(reply.payload, reply.length - 1);
+    return mirror->overflowed() ? Answer::kPassThrough : Answer::kFound;
 }
 
 // Before the request is built: a reconnection's hello reuses payload_.

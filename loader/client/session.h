@@ -19,6 +19,17 @@ enum class Answer {
                    // is over, every later name too)
 };
 
+// A lock without a C library: the application's threads call map() concurrently
+// (the loader's callbacks come one at a time, but beside them).
+class SpinLock {
+public:
+    void lock();
+    void unlock() { __atomic_store_n(&taken_, 0, __ATOMIC_RELEASE); }
+
+private:
+    int taken_ = 0;
+};
+
 class Session {
 public:
     // For la_version: false when the process should load as stock.
@@ -30,6 +41,10 @@ public:
     Answer resolve(const char *name, const char *requester, const char **mirror_path);
     // An absolute path ($ORIGIN expanded, mirror root stripped).
     Answer open(const char *path, const char **mirror_path);
+    // A path under the Python prefixes that the application opens or stats itself:
+    // kFound with the mirror's copy in *mirror, kMissing (ENOENT), or kPassThrough:
+    // this one call goes to the file system, and the session goes on.
+    Answer map(const char *path, bool follow, PathText *mirror);
     // After resolve() answered kMissing: whether the server searched the directory
     // `dir` (`length` bytes, an original path) for it. The loader's candidates in
     // other directories (a search list the server could not replay) stay its own.
@@ -45,7 +60,8 @@ private:
     Settings settings_{};
     Connection connection_;
     bool active_ = false;
-    PayloadText payload_;  // the request being built (one at a time: see audit.cpp)
+    PayloadText payload_;  // the request being built (one at a time: lock_ held)
+    SpinLock lock_;
     // The directories of the last kMissing answer to resolve, NUL after each.
     char searched_[kMaxPayload] = {};  // initialised: the session stays constant-initialised (no INIT_ARRAY)
     uint32_t searched_length_ = 0;

@@ -85,6 +85,8 @@ SettingsRead read_settings(Settings *settings, MessageText *cause)
         return SettingsRead::kFailed;
     const char *library_path = environment.find("LD_LIBRARY_PATH");
     settings->library_path = library_path ? library_path : "";
+    const char *python_prefixes = environment.find("PIOX_LOAD_PYTHON_PREFIXES");
+    settings->python_prefixes = python_prefixes ? python_prefixes : "";
     settings->timeout_ms = parse_timeout_ms(environment.find("PIOX_LOAD_TIMEOUT"), kDefaultTimeoutMs);
     return SettingsRead::kReady;
 }

@@ -5,6 +5,9 @@
 //   PIOX_HOSTNAME      this process's node (default: the kernel's node name)
 //   PIOX_LOAD_TIMEOUT  seconds, e.g. 2 or 0.5 (default 2): the bound on every wait
 //                      for the server
+//   PIOX_LOAD_PYTHON_PREFIXES  directories, ':'-separated, under which the
+//                      application's own opens and stats (Python's modules) are
+//                      answered from the mirror too (default: none)
 #pragma once
 
 #include "text.h"
@@ -19,6 +22,7 @@ struct Settings {
     const char *never_existing;   // <dir>/<node>/.enoent: a miss that stays node-local
     const char *executable;       // readlink /proc/self/exe
     const char *library_path;     // LD_LIBRARY_PATH at start-up, "" when unset
+    const char *python_prefixes;  // PIOX_LOAD_PYTHON_PREFIXES, "" when unset
     int timeout_ms;
 };
 

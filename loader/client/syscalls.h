@@ -13,7 +13,7 @@ namespace piox_load::sys {
 enum Number : long {
     kRead = 0, kWrite = 1, kClose = 3, kPoll = 7, kMmap = 9, kMremap = 25, kGetpid = 39,
     kSocket = 41, kConnect = 42, kSendto = 44, kRecvfrom = 45, kGetsockopt = 55, kUname = 63,
-    kGetcwd = 79, kReadlink = 89, kClockGettime = 228, kOpenat = 257,
+    kSchedYield = 24, kGetcwd = 79, kReadlink = 89, kClockGettime = 228, kOpenat = 257,
 };
 
 constexpr int kEINTR = 4, kEAGAIN = 11, kENOMEM = 12, kEINPROGRESS = 115;
@@ -56,6 +56,7 @@ inline long poll(PollFd *fds, unsigned long count, int milliseconds)
     return call(kPoll, (long)fds, (long)count, milliseconds);
 }
 inline long getpid() { return call(kGetpid); }
+inline long sched_yield() { return call(kSchedYield); }
 inline long socket(int domain, int type, int protocol) { return call(kSocket, domain, type, protocol); }
 inline long connect(int fd, const void *address, unsigned length)
 {

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <vector>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -106,7 +107,7 @@ void NodeView::add(Item item)
 // the root, each directory and symlink passed, and the final object; a nonzero
 // return ends the walk as missing with that errno.
 template <typename Step>
-Resolution NodeView::walk(const std::string& path, Step&& step) const
+Resolution NodeView::walk(const std::string& path, bool follow, Step&& step) const
 {
     Resolution r;
     std::deque<std::string> left;
@@ -141,7 +142,7 @@ Resolution NodeView::walk(const std::string& path, Step&& step) const
         const Item* child = find(next);
         if (child == nullptr)
             return {Resolution::kNeed, next};
-        if (child->is_symlink()) {
+        if (child->is_symlink() && !(left.empty() && !follow)) {
             if (++links > kMaxSymlinks)
                 return {Resolution::kMissing, next, nullptr, ELOOP};
             if (int error = step(next, *child))
@@ -161,23 +162,32 @@ Resolution NodeView::walk(const std::string& path, Step&& step) const
     }
 }
 
-Resolution NodeView::resolve(const std::string& path) const
+Resolution NodeView::resolve(const std::string& path, bool follow) const
 {
-    return walk(path, [](const std::string&, const Item&) { return 0; });
+    return walk(path, follow, [](const std::string&, const Item&) { return 0; });
 }
 
-int NodeView::materialize(const std::string& path) const
+int NodeView::materialize(const std::string& path, bool follow) const
 {
-    Resolution r = walk(path, [this](const std::string& at, const Item& item) {
+    // A directory's modification time is the original's once its entries are made:
+    // Python's import system, for one, lists a directory again whenever it changes.
+    std::vector<std::pair<std::string, int64_t>> directories;
+    Resolution r = walk(path, follow, [this, &directories](const std::string& at, const Item& item) {
         std::string mirrored = root_ + (at == "/" ? "" : at);
-        if (item.is_directory())
+        if (item.is_directory()) {
+            directories.emplace_back(mirrored, item.mtime_ns);
             return make_directory(mirrored, item.mode);
+        }
         if (item.is_symlink())  // an absolute target points into the mirror too
             return make_symlink(mirrored, item.target[0] == '/' ? root_ + item.target : item.target);
         if (item.is_regular())
             return make_file(mirrored, item);
         return EINVAL;  // a device or socket: never served
     });
+    for (const auto& [mirrored, mtime_ns] : directories) {
+        const timespec times[2] = {{0, UTIME_OMIT}, {mtime_ns / 1000000000, mtime_ns % 1000000000}};
+        utimensat(AT_FDCWD, mirrored.c_str(), times, 0);
+    }
     return r.state == Resolution::kDone ? 0 : (r.error ? r.error : EAGAIN);
 }
 

@@ -33,15 +33,16 @@ class NodeView {
     const Item* find(const std::string& path) const;
     void add(Item item);
 
-    // Resolves an absolute path (the last symlink followed too).
-    Resolution resolve(const std::string& path) const;
-    // The same walk, creating in the mirror each directory, symlink and the final file
-    // it goes through. Call after resolve() came to kDone. Returns 0 or an errno.
-    int materialize(const std::string& path) const;
+    // Resolves an absolute path; a symlink at its end is followed unless `follow` is
+    // false (lstat's view).
+    Resolution resolve(const std::string& path, bool follow = true) const;
+    // The same walk, creating in the mirror each directory, symlink and the final
+    // object it goes through. Call after resolve() came to kDone. Returns 0 or an errno.
+    int materialize(const std::string& path, bool follow = true) const;
 
   private:
     template <typename Step>
-    Resolution walk(const std::string& path, Step&& step) const;
+    Resolution walk(const std::string& path, bool follow, Step&& step) const;
 
     std::string root_;
     std::unordered_map<std::string, Item> items_;

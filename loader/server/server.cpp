@@ -1,6 +1,7 @@
 #include "server.h"
 
 #include <algorithm>
+#include <cerrno>
 
 #include <sys/stat.h>
 
@@ -86,6 +87,30 @@ bool Server::answer_open(const Request& request)
     return true;
 }
 
+// A path the application opens or stats itself: whatever it is, mirrored.
+bool Server::answer_map(const Request& request)
+{
+    const std::string& path = request.strings[0];
+    const bool follow = request.strings[1] == "1";
+    Resolution r = view_.resolve(path, follow);
+    if (r.state == Resolution::kNeed) {
+        distribution_.want(r.path);
+        return false;
+    }
+    if (r.state == Resolution::kMissing && r.error == ENOENT) {
+        port_.reply(request.connection, request.op, kMissing);
+        return true;
+    }
+    bool mirrored = r.state == Resolution::kDone &&
+                    (r.item->is_regular() || r.item->is_directory() || r.item->is_symlink()) &&
+                    view_.materialize(path, follow) == 0;
+    if (mirrored)
+        port_.reply(request.connection, request.op, kFound, {view_.mirror_root() + path});
+    else
+        port_.reply(request.connection, request.op, kRefused);
+    return true;
+}
+
 bool Server::answer(const Request& request)
 {
     auto process = processes_.find(request.connection);
@@ -101,6 +126,9 @@ bool Server::answer(const Request& request)
     if (process != processes_.end() && request.op == kOpen && request.strings.size() == 1 &&
         absolute && request.strings[0][0] == '/')
         return answer_open(request);
+    if (process != processes_.end() && request.op == kMap && request.strings.size() == 2 &&
+        absolute && request.strings[0][0] == '/')
+        return answer_map(request);
     port_.reply(request.connection, request.op, kRefused);
     return true;
 }

@@ -35,6 +35,7 @@ class Server {
     bool answer(const Request& request);  // false: it waits for an item
     bool answer_resolve(const Request& request, const ProcessContext& process);
     bool answer_open(const Request& request);
+    bool answer_map(const Request& request);
     bool reply_found(const Request& request, const std::string& path);
 
     ServerOptions options_;

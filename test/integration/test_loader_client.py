@@ -19,7 +19,7 @@ import loader_cases
 from conftest import BUILD
 
 CLIENT = BUILD / "loader" / "libpiox_load_audit.so"
-EXPORTS = ["la_objopen", "la_objsearch", "la_version"]
+EXPORTS = ["la_objopen", "la_objsearch", "la_symbind64", "la_version"]
 FALLBACK = "; this process loads from the file system\n"
 NODE = "nodeA"
 FRAME = struct.Struct("<IHHI")  # loader/protocol.h's Frame: magic, op, status, length

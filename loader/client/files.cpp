@@ -1,0 +1,212 @@
+// files.cpp - the wrappers of files.h and their binding.
+#include "files.h"
+
+#include "paths.h"
+#include "session.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+
+namespace piox_load {
+
+extern Session session;  // audit.cpp's
+
+namespace {
+
+using OpenFunction = int (*)(const char *, int, ...);
+using OpenAtFunction = int (*)(int, const char *, int, ...);
+using FortifiedOpenFunction = int (*)(const char *, int);
+using StatFunction = int (*)(const char *, void *);
+using StatAtFunction = int (*)(int, const char *, void *, int);
+using AccessFunction = int (*)(const char *, int);
+using MkdirFunction = int (*)(const char *, unsigned);
+
+// libc's own functions, as the loader bound them before we stood in between.
+struct Originals {
+    OpenFunction open64;
+    OpenAtFunction openat64;
+    FortifiedOpenFunction open64_2;
+    StatFunction stat64;
+    StatFunction lstat64;
+    StatAtFunction fstatat64;
+    AccessFunction access;
+    MkdirFunction mkdir;
+} originals;
+
+// Under one of the ':'-separated prefixes, as a whole path component.
+bool under_prefix(const char *path)
+{
+    const char *prefixes = session.settings().python_prefixes;
+    while (*prefixes) {
+        const char *end = prefixes;
+        while (*end && *end != ':')
+            ++end;
+        size_t n = size_t(end - prefixes);
+        bool match = n > 0;
+        for (size_t i = 0; match && i < n; ++i)
+            match = path[i] == prefixes[i];
+        if (match && (path[n] == '/' || path[n] == '\0' || prefixes[n - 1] == '/'))
+            return true;
+        prefixes = *end ? end + 1 : end;
+    }
+    return false;
+}
+
+// The path libc should be given instead of `path`: the mirror's copy (in *scratch),
+// the node-local never-existing path, or `path` itself.
+const char *routed(const char *path, bool follow, PathText *scratch)
+{
+    if (!path || !session.active() || !*session.settings().python_prefixes)
+        return path;
+    PathText absolute;
+    if (!append_absolute(path, &absolute) || absolute.overflowed() || !under_prefix(absolute.c_str()))
+        return path;
+    switch (session.map(absolute.c_str(), follow, scratch)) {
+    case Answer::kFound:
+        return scratch->c_str();
+    case Answer::kMissing:
+        return session.settings().never_existing;
+    case Answer::kPassThrough:
+        break;
+    }
+    return path;
+}
+
+bool reads_only(int flags)
+{
+    return (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC | O_TMPFILE));
+}
+
+bool is_served(const char *path)
+{
+    PathText absolute;
+    return path && session.active() && *session.settings().python_prefixes &&
+           append_absolute(path, &absolute) && !absolute.overflowed() && under_prefix(absolute.c_str());
+}
+
+// Nothing is created under the prefixes: an exclusive create or a mkdir (Python
+// writing a .pyc beside its source) is given the mirror's root, which exists, and
+// fails with EEXIST without touching the file system. Other writes are the
+// application's.
+const char *routed_open(const char *path, int flags, PathText *scratch)
+{
+    if (reads_only(flags))
+        return routed(path, !(flags & O_NOFOLLOW), scratch);
+    bool exclusive = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+    return exclusive && is_served(path) ? session.settings().mirror_root : path;
+}
+
+int mode_argument(int flags, va_list arguments)
+{
+    return (flags & (O_CREAT | O_TMPFILE)) ? va_arg(arguments, int) : 0;
+}
+
+int open64_wrapper(const char *path, int flags, ...)
+{
+    va_list arguments;
+    va_start(arguments, flags);
+    int mode = mode_argument(flags, arguments);
+    va_end(arguments);
+    PathText scratch;
+    return originals.open64(routed_open(path, flags, &scratch), flags, mode);
+}
+
+int openat64_wrapper(int dir, const char *path, int flags, ...)
+{
+    va_list arguments;
+    va_start(arguments, flags);
+    int mode = mode_argument(flags, arguments);
+    va_end(arguments);
+    PathText scratch;
+    bool from_cwd = dir == AT_FDCWD || (path && path[0] == '/');
+    return originals.openat64(dir, from_cwd ? routed_open(path, flags, &scratch) : path, flags, mode);
+}
+
+int open64_2_wrapper(const char *path, int flags)
+{
+    PathText scratch;
+    return originals.open64_2(routed_open(path, flags, &scratch), flags);
+}
+
+int stat64_wrapper(const char *path, void *result)
+{
+    PathText scratch;
+    return originals.stat64(routed(path, true, &scratch), result);
+}
+
+int lstat64_wrapper(const char *path, void *result)
+{
+    PathText scratch;
+    return originals.lstat64(routed(path, false, &scratch), result);
+}
+
+int fstatat64_wrapper(int dir, const char *path, void *result, int flags)
+{
+    PathText scratch;
+    bool from_cwd = (dir == AT_FDCWD || (path && path[0] == '/')) && !(flags & AT_EMPTY_PATH);
+    return originals.fstatat64(dir, from_cwd ? routed(path, !(flags & AT_SYMLINK_NOFOLLOW), &scratch) : path,
+                               result, flags);
+}
+
+// Existence and reading only: the copy's write permission is not the original's.
+int access_wrapper(const char *path, int mode)
+{
+    PathText scratch;
+    bool existence_or_read = (mode & ~R_OK) == 0;
+    return originals.access(existence_or_read ? routed(path, true, &scratch) : path, mode);
+}
+
+int mkdir_wrapper(const char *path, unsigned mode)
+{
+    return originals.mkdir(is_served(path) ? session.settings().mirror_root : path, mode);
+}
+
+bool same(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        ++a, ++b;
+    return *a == *b;
+}
+
+// name, where its original goes, its wrapper
+template <typename Function>
+bool take(const char *name, const char *wanted, uintptr_t original, Function *slot, Function wrapper,
+          uintptr_t *bound)
+{
+    if (!same(name, wanted))
+        return false;
+    *slot = reinterpret_cast<Function>(original);
+    *bound = reinterpret_cast<uintptr_t>(wrapper);
+    return true;
+}
+
+}  // namespace
+
+bool files_are_served()
+{
+    return session.active() && *session.settings().python_prefixes;
+}
+
+uintptr_t bind_file_function(const char *name, uintptr_t original)
+{
+    uintptr_t bound = original;
+    // stat64 and stat are one function since glibc 2.33, and so on: each alias
+    // binds the same wrapper.
+    take(name, "open64", original, &originals.open64, &open64_wrapper, &bound) ||
+        take(name, "open", original, &originals.open64, &open64_wrapper, &bound) ||
+        take(name, "openat64", original, &originals.openat64, &openat64_wrapper, &bound) ||
+        take(name, "openat", original, &originals.openat64, &openat64_wrapper, &bound) ||
+        take(name, "__open64_2", original, &originals.open64_2, &open64_2_wrapper, &bound) ||
+        take(name, "__open_2", original, &originals.open64_2, &open64_2_wrapper, &bound) ||
+        take(name, "stat64", original, &originals.stat64, &stat64_wrapper, &bound) ||
+        take(name, "stat", original, &originals.stat64, &stat64_wrapper, &bound) ||
+        take(name, "lstat64", original, &originals.lstat64, &lstat64_wrapper, &bound) ||
+        take(name, "lstat", original, &originals.lstat64, &lstat64_wrapper, &bound) ||
+        take(name, "fstatat64", original, &originals.fstatat64, &fstatat64_wrapper, &bound) ||
+        take(name, "fstatat", original, &originals.fstatat64, &fstatat64_wrapper, &bound) ||
+        take(name, "access", original, &originals.access, &access_wrapper, &bound) ||
+        take(name, "mkdir", original, &originals.mkdir, &mkdir_wrapper, &bound);
+    return bound;
+}
+
+}  // namespace piox_load

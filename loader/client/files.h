@@ -1,0 +1,25 @@
+// files.h - the application's own opens and stats under the Python prefixes (the
+// modules, their bytecode and directories Python imports from), answered from the
+// node's mirror (issue 17, section 2).
+//
+// The loader reports each binding of a function from the application to libc
+// (la_symbind64, when la_objopen asked for them); for the file functions below the
+// client binds its own wrapper instead, which passes the call on to libc's with the
+// path replaced: by the mirror's copy, by a node-local path that does not exist (a
+// module that is not there: ENOENT without asking the file system), or left as it
+// was (outside the prefixes, a write, anything the server does not serve). Only
+// PLT calls are seen (NOTES.md §2.2); calls inside libc itself (fopen, realpath) and
+// directory listings go to the file system as before.
+#pragma once
+
+#include <stdint.h>
+
+namespace piox_load {
+
+// Whether any prefix is configured: without, the client asks for no bindings at all.
+bool files_are_served();
+// The address to bind for libc's `name`, defined at `original`: a wrapper, or
+// `original` itself.
+uintptr_t bind_file_function(const char *name, uintptr_t original);
+
+}  // namespace piox_load

@@ -1,0 +1,136 @@
+"""Parallel loading of Python (issue 17, section 2): under `piox load --python-prefix
+DIR`, a process's own opens and stats of modules under DIR (sources, bytecode,
+extension modules, their directories) come from its node's mirror.
+
+A generated package of MODULES source modules and one extension module, imported by
+/usr/bin/python3 from the counting FUSE fixture: the output is stock's; stock's
+opens grow with the processes, piox's do not. What still grows: each process lists
+each directory it imports from (opendir inside libc, which no binding sees).
+mpi4py (Debian's, on Open MPI) imports under piox load as it does without.
+"""
+import os
+import subprocess
+import sysconfig
+
+import pytest
+
+from conftest import _unmount
+from test_counting_fs import counts, mount_counting
+from test_loader_load import PIOX, piox_load
+
+MODULES = 30
+EXTENSION = """
+#include <Python.h>
+static PyObject *value(PyObject *self, PyObject *args) { return PyLong_FromLong(1000); }
+static PyMethodDef methods[] = {{"value", value, METH_NOARGS, ""}, {NULL, NULL, 0, NULL}};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_ext", NULL, -1, methods};
+PyMODINIT_FUNC PyInit__ext(void) { return PyModule_Create(&module); }
+"""
+IMPORTER = f"""
+import importlib, sys
+sys.path.insert(0, sys.argv[1])
+import pkg._ext
+print(sum(importlib.import_module(f"pkg.mod{{i}}").VALUE for i in range({MODULES})) + pkg._ext.value())
+"""
+EXPECTED = f"{sum(range(MODULES)) + 1000}\n"
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory):
+    """root/pkg: __init__.py, mod0.py ... and _ext (C); root/importer.py."""
+    root = tmp_path_factory.mktemp("python-package")
+    pkg = root / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    for i in range(MODULES):
+        (pkg / f"mod{i}.py").write_text(f"VALUE = {i}\n")
+    (root / "ext.c").write_text(EXTENSION)
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    subprocess.run(["gcc", "-shared", "-fPIC", "-O1", f"-I{sysconfig.get_paths()['include']}",
+                    "-o", str(pkg / f"_ext{suffix}"), str(root / "ext.c")], check=True, timeout=120)
+    (root / "importer.py").write_text(IMPORTER)
+    return root
+
+
+@pytest.fixture
+def mounted(package, tmp_path):
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    mount_counting(package, mount)
+    yield mount
+    _unmount(mount)
+
+
+def importer(root, processes):
+    command = ["/usr/bin/python3", str(root / "importer.py"), str(root)]
+    return ["mpiexec", "-n", str(processes)] + command
+
+
+def used(mount, run):
+    before = counts(mount)
+    done = run()
+    after = counts(mount)
+    return done, {op: after[op] - before[op] for op in after}
+
+
+def test_modules_are_read_once_whatever_the_processes(mounted):
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    stock = {}
+    for processes in (1, 4):
+        done, stock[processes] = used(mounted, lambda: subprocess.run(
+            importer(mounted, processes), capture_output=True, text=True, timeout=300, env=env))
+        assert done.returncode == 0 and done.stdout == EXPECTED * processes, done.stderr
+    assert stock[4]["open"] == 4 * stock[1]["open"] > 4 * MODULES, stock
+    piox = {}
+    for processes in (1, 4):
+        done, piox[processes] = used(mounted, lambda: piox_load(
+            importer(mounted, processes), options=["--python-prefix", str(mounted)],
+            env={"PYTHONDONTWRITEBYTECODE": "1"}))
+        assert done.returncode == 0 and done.stdout == EXPECTED * processes, done.stderr
+        assert done.stderr == ""
+    # The reader's opens, once per job, and each process's of importer.py itself,
+    # which Python opens with fopen (inside libc, where no binding sees it).
+    assert piox[4]["open"] == piox[1]["open"] + 3, piox
+    assert piox[1]["open"] <= MODULES + 4, piox  # each file once (+ __init__, _ext, script)
+    # Each extra process looks up its script and lists the two directories it
+    # imports from (11 lookups here), nothing per module; stock's looks up each.
+    extra_lookups = (piox[4]["getattr"] - piox[1]["getattr"]) / 3
+    assert extra_lookups < MODULES / 2 < (stock[4]["getattr"] - stock[1]["getattr"]) / 3 / 2, (
+        piox, stock)
+    # Two listings per extra process; at most twice that when Python sees a
+    # directory's mirror change while another process adds to it (its modification
+    # time is the original's again once the entry is made).
+    assert 3 * 2 <= piox[4]["opendir"] - piox[1]["opendir"] <= 3 * 2 * 2, piox
+
+
+def test_bytecode_is_not_written_beside_the_sources(package, tmp_path, monkeypatch):
+    """Python's mkdir of __pycache__ and its exclusive create of a .pyc are refused
+    (EEXIST) without touching the file system: the import works, and no __pycache__
+    appears in the original tree."""
+    root = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(package), str(root)], check=True)
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)  # as a user's Python runs
+    done = piox_load(["/usr/bin/python3", str(root / "importer.py"), str(root)],
+                     options=["--python-prefix", str(root)])
+    assert done.returncode == 0 and done.stdout == EXPECTED, done.stderr
+    assert not (root / "pkg" / "__pycache__").exists()
+    stock = subprocess.run(["/usr/bin/python3", str(root / "importer.py"), str(root)],
+                           capture_output=True, text=True, timeout=300)
+    assert stock.stdout == EXPECTED and (root / "pkg" / "__pycache__").exists()
+
+
+def test_mpi4py_imports_under_open_mpi():
+    """Debian's mpi4py on Open MPI, its package directory served: the same ranks as
+    without piox, and its extension module mapped from the node's copy."""
+    prefix = "/usr/lib/python3/dist-packages"
+    if not os.path.exists(os.path.join(prefix, "mpi4py")):
+        pytest.skip("python3-mpi4py is not installed")
+    script = ("from mpi4py import MPI; import mpi4py.MPI as m; "
+              "maps = open('/proc/self/maps').read(); "
+              "import os; mapped = '/root' + m.__file__ in maps; "
+              "os.write(1, f'{MPI.COMM_WORLD.Get_rank()} {mapped}\\n'.encode())")
+    command = ["mpirun.openmpi", "--allow-run-as-root", "--oversubscribe", "-np", "2",
+               "/usr/bin/python3", "-c", script]
+    done = piox_load(command, options=["--python-prefix", prefix])
+    assert done.returncode == 0, done.stderr
+    assert sorted(done.stdout.splitlines()) == ["0 True", "1 True"], done.stdout + done.stderr
