@@ -29,6 +29,7 @@ Distribution::Distribution(MPI_Comm world, int readers, bool push) : push_(push)
     MPI_Comm_split(world, color, rank, &group_);
     MPI_Comm_dup(group_, &broadcasts_);
     MPI_Comm_dup(world, &stop_);
+    MPI_Comm_dup(world, &ready_);
     MPI_Comm_rank(group_, &group_rank_);
     MPI_Comm_size(group_, &group_size_);
 }
@@ -49,7 +50,9 @@ Distribution::~Distribution()
 {
     for (auto& send : sends_)
         MPI_Wait(&send->request, MPI_STATUS_IGNORE);
-    for (MPI_Comm* comm : {&group_, &broadcasts_, &stop_})
+    if (ready_posted_ && !all_ready_)
+        MPI_Wait(&ready_request_, MPI_STATUS_IGNORE);
+    for (MPI_Comm* comm : {&group_, &broadcasts_, &stop_, &ready_})
         if (*comm != MPI_COMM_NULL)
             MPI_Comm_free(comm);
 }
@@ -182,6 +185,24 @@ void Distribution::finish_sends()
             return;
         sends_.pop_front();
     }
+}
+
+void Distribution::post_ready()
+{
+    if (!ready_posted_) {
+        MPI_Ibarrier(ready_, &ready_request_);
+        ready_posted_ = true;
+    }
+}
+
+bool Distribution::ready()
+{
+    if (ready_posted_ && !all_ready_) {
+        int done = 0;
+        MPI_Test(&ready_request_, &done, MPI_STATUS_IGNORE);
+        all_ready_ = done != 0;
+    }
+    return all_ready_;
 }
 
 void Distribution::request_stop()

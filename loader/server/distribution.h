@@ -46,6 +46,11 @@ class Distribution {
     // Moves messages on; returns the items that arrived since the last call.
     std::vector<Item> progress();
 
+    // Readiness: every server posts it once set up (a reader after its preload);
+    // ready() is true on every server once all have.
+    void post_ready();
+    bool ready();
+
     void request_stop();            // rank 0 only: start the end
     bool stop_requested();          // the end has begun: accept no more work
     bool finished() const { return finished_; }  // the group's end was broadcast
@@ -64,6 +69,7 @@ class Distribution {
     MPI_Comm group_ = MPI_COMM_NULL;      // requests and pull replies
     MPI_Comm broadcasts_ = MPI_COMM_NULL;  // the group's pushes, in the reader's order
     MPI_Comm stop_ = MPI_COMM_NULL;        // the Ibarrier that starts the end
+    MPI_Comm ready_ = MPI_COMM_NULL;       // the Ibarrier of readiness
     int group_rank_ = 0, group_size_ = 1;
     bool push_;
     std::unordered_set<std::string> asked_;  // a member: the paths it asked its reader for
@@ -74,6 +80,8 @@ class Distribution {
     uint64_t header_[2] = {0, 0};           // kind, encoded size of the next broadcast
     MPI_Request header_request_ = MPI_REQUEST_NULL;
     MPI_Request stop_request_ = MPI_REQUEST_NULL;
+    MPI_Request ready_request_ = MPI_REQUEST_NULL;
+    bool ready_posted_ = false, all_ready_ = false;
     bool stop_joined_ = false, stopping_ = false, finished_ = false;
     int members_done_ = 0;
 };

@@ -1,5 +1,6 @@
 #include "elf_dynamic.h"
 
+#include <algorithm>
 #include <cstring>
 #include <elf.h>
 
@@ -61,6 +62,20 @@ bool is_loadable_object(const std::string& bytes)
 {
     Elf64_Ehdr header;
     return is_elf64(bytes, header) && header.e_type == ET_DYN;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> loaded_ranges(const std::string& bytes)
+{
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    Elf64_Ehdr header;
+    if (!is_elf64(bytes, header) || header.e_type != ET_DYN)
+        return ranges;
+    ranges.emplace_back(0, std::min<uint64_t>(bytes.size(), header.e_phoff +
+                                              uint64_t{header.e_phnum} * header.e_phentsize));
+    for (const Elf64_Phdr& ph : program_headers(bytes, header))
+        if (ph.p_type == PT_LOAD && ph.p_filesz > 0)
+            ranges.emplace_back(ph.p_offset, std::min<uint64_t>(bytes.size(), ph.p_offset + ph.p_filesz));
+    return ranges;
 }
 
 DynamicInfo read_dynamic_info(const std::string& bytes)

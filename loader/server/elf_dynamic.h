@@ -3,7 +3,9 @@
 // (the server holds them), so the client sends only the requester's path.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace piox_load {
@@ -19,6 +21,11 @@ struct DynamicInfo {
 // open_verify: ELF, 64-bit, little-endian, x86-64, ET_DYN); a file it would skip
 // lets the search go on.
 bool is_loadable_object(const std::string& bytes);
+
+// What of a shared object the loader reads: the ELF header and program headers, and
+// each PT_LOAD segment's bytes in the file, as [offset, end) ranges; empty when
+// `bytes` is not a loadable object. A copy holding only these loads as the whole.
+std::vector<std::pair<uint64_t, uint64_t>> loaded_ranges(const std::string& bytes);
 
 // The dynamic information of an ELF file (an executable or a shared object); empty
 // when it has none or is not ELF.

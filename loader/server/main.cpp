@@ -2,11 +2,13 @@
 // the launcher as a job of its own beside the application (libraries load before
 // the application's MPI_Init, so the servers cannot be inside its job).
 //
-//   piox-loadd --dir DIR [--pull] [--readers K]
+//   piox-loadd --dir DIR [--pull] [--readers K] [--preload FILE] [--strip]
 //
 // Each server serves its node's processes on DIR/<node>/sock and keeps their copies
 // in DIR/<node>/root; <node> is PIOX_HOSTNAME, or MPI_Get_processor_name. When all
-// are ready, rank 0 writes DIR/ready. Creating DIR/stop (on rank 0's node) ends the
+// are ready (the readers have read FILE's paths, one absolute path a line), rank 0
+// writes DIR/ready. --strip: the copies of shared objects hold only what the loader
+// reads (a hole for the rest: section headers, symbols, debugging information). Creating DIR/stop (on rank 0's node) ends the
 // job: the servers remove their node directories and exit 0.
 #include <mpi.h>
 
@@ -25,7 +27,7 @@ namespace {
 
 using piox_load::ServerOptions;
 
-const char kUsage[] = "usage: piox-loadd --dir DIR [--pull] [--readers K]\n";
+const char kUsage[] = "usage: piox-loadd --dir DIR [--pull] [--readers K] [--preload FILE] [--strip]\n";
 
 bool parse(int argc, char** argv, ServerOptions& options, std::string& error)
 {
@@ -33,6 +35,10 @@ bool parse(int argc, char** argv, ServerOptions& options, std::string& error)
         std::string arg = argv[i];
         if (arg == "--dir" && i + 1 < argc) {
             options.directory = argv[++i];
+        } else if (arg == "--preload" && i + 1 < argc) {
+            options.preload = argv[++i];
+        } else if (arg == "--strip") {
+            options.strip = true;
         } else if (arg == "--pull") {
             options.push = false;
         } else if (arg == "--readers" && i + 1 < argc) {
@@ -130,13 +136,6 @@ int main(int argc, char** argv)
         if (error.empty() && server.setup_error() != 0)
             error = "cannot listen on " + node_directory + "/sock: " + strerror(server.setup_error());
         if (all_ready(error)) {
-            int rank = 0;
-            MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-            if (rank == 0) {
-                FILE* ready = fopen((options.directory + "/ready").c_str(), "w");
-                if (ready != nullptr)
-                    fclose(ready);
-            }
             server.run();
             status = 0;
         }

@@ -1,5 +1,7 @@
 #include "node_view.h"
 
+#include "elf_dynamic.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <vector>
@@ -43,8 +45,26 @@ int make_symlink(const std::string& path, const std::string& target)
     return errno;
 }
 
-// Written whole under a temporary name, then renamed: a process never sees part of it.
-int make_file(const std::string& path, const Item& item)
+// Writes `ranges` of `bytes` at their offsets into fd, sized to all of `bytes`.
+int write_ranges(int fd, const std::string& bytes, const std::vector<std::pair<uint64_t, uint64_t>>& ranges)
+{
+    if (ftruncate(fd, static_cast<off_t>(bytes.size())) != 0)
+        return errno;
+    for (const auto& [start, end] : ranges) {
+        for (uint64_t at = start; at < end;) {
+            ssize_t n = pwrite(fd, bytes.data() + at, end - at, static_cast<off_t>(at));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                return n < 0 ? errno : EIO;
+            at += static_cast<uint64_t>(n);
+        }
+    }
+    return 0;
+}
+
+// Written under a temporary name, then renamed: a process never sees part of it.
+int make_file(const std::string& path, const Item& item, bool strip)
 {
     struct stat st;
     if (lstat(path.c_str(), &st) == 0)
@@ -53,18 +73,12 @@ int make_file(const std::string& path, const Item& item)
     int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0)
         return errno;
-    size_t done = 0;
-    int error = 0;
-    while (done < item.bytes.size()) {
-        ssize_t n = write(fd, item.bytes.data() + done, item.bytes.size() - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            error = errno;
-            break;
-        }
-        done += static_cast<size_t>(n);
-    }
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    if (strip)
+        ranges = loaded_ranges(item.bytes);
+    if (ranges.empty())
+        ranges.emplace_back(0, item.bytes.size());
+    int error = write_ranges(fd, item.bytes, ranges);
     const timespec times[2] = {{0, UTIME_OMIT},
                                {item.mtime_ns / 1000000000, item.mtime_ns % 1000000000}};
     if (error == 0 && (fchmod(fd, item.mode & 07777) != 0 || futimens(fd, times) != 0))
@@ -167,12 +181,12 @@ Resolution NodeView::resolve(const std::string& path, bool follow) const
     return walk(path, follow, [](const std::string&, const Item&) { return 0; });
 }
 
-int NodeView::materialize(const std::string& path, bool follow) const
+int NodeView::materialize(const std::string& path, bool follow, bool strip) const
 {
     // A directory's modification time is the original's once its entries are made:
     // Python's import system, for one, lists a directory again whenever it changes.
     std::vector<std::pair<std::string, int64_t>> directories;
-    Resolution r = walk(path, follow, [this, &directories](const std::string& at, const Item& item) {
+    Resolution r = walk(path, follow, [this, &directories, strip](const std::string& at, const Item& item) {
         std::string mirrored = root_ + (at == "/" ? "" : at);
         if (item.is_directory()) {
             directories.emplace_back(mirrored, item.mtime_ns);
@@ -181,7 +195,7 @@ int NodeView::materialize(const std::string& path, bool follow) const
         if (item.is_symlink())  // an absolute target points into the mirror too
             return make_symlink(mirrored, item.target[0] == '/' ? root_ + item.target : item.target);
         if (item.is_regular())
-            return make_file(mirrored, item);
+            return make_file(mirrored, item, strip);
         return EINVAL;  // a device or socket: never served
     });
     for (const auto& [mirrored, mtime_ns] : directories) {

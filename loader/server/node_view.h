@@ -38,7 +38,9 @@ class NodeView {
     Resolution resolve(const std::string& path, bool follow = true) const;
     // The same walk, creating in the mirror each directory, symlink and the final
     // object it goes through. Call after resolve() came to kDone. Returns 0 or an errno.
-    int materialize(const std::string& path, bool follow = true) const;
+    // `strip`: a shared object's copy holds only what the loader reads (its headers and
+    // loadable segments; the rest is a hole, so it takes no memory and the size stays).
+    int materialize(const std::string& path, bool follow = true, bool strip = false) const;
 
   private:
     template <typename Step>

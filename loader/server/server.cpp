@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 
 #include <sys/stat.h>
 
@@ -50,7 +53,7 @@ Server::Server(const ServerOptions& options, const std::string& node, SystemSear
 
 bool Server::reply_found(const Request& request, const std::string& path)
 {
-    if (view_.materialize(path) != 0) {
+    if (view_.materialize(path, true, options_.strip) != 0) {
         port_.reply(request.connection, request.op, kRefused);
         return true;
     }
@@ -133,11 +136,46 @@ bool Server::answer(const Request& request)
     return true;
 }
 
+// The paper's bulk preloading: a reader reads every path of the list (and the
+// directories and symlinks on its way), and pushes it, before the job starts.
+void Server::preload()
+{
+    std::ifstream list(options_.preload);
+    if (!list)
+        fprintf(stderr, "piox-loadd: cannot read the preload list %s\n", options_.preload.c_str());
+    for (std::string path; std::getline(list, path);) {
+        if (path.empty() || path[0] == '#')
+            continue;
+        Resolution r = view_.resolve(path);
+        for (int steps = 0; r.state == Resolution::kNeed && steps < 4096; steps++) {
+            distribution_.want(r.path);  // a reader reads at once
+            for (Item& item : distribution_.progress())
+                view_.add(std::move(item));
+            r = view_.resolve(path);
+        }
+        if (r.state != Resolution::kDone)
+            fprintf(stderr, "piox-loadd: preload: %s: %s\n", path.c_str(),
+                    r.state == Resolution::kMissing ? strerror(r.error) : "not absolute");
+    }
+}
+
 void Server::run()
 {
     const std::string stop_file = options_.directory + "/stop";
     distribution_.start();
+    if (distribution_.is_reader() && !options_.preload.empty())
+        preload();
+    distribution_.post_ready();
+    bool announced = false;
     while (!distribution_.finished()) {
+        if (!announced && distribution_.ready()) {
+            announced = true;
+            if (rank_zero_) {  // what the launcher waits for
+                FILE* ready = fopen((options_.directory + "/ready").c_str(), "w");
+                if (ready != nullptr)
+                    fclose(ready);
+            }
+        }
         if (rank_zero_ && exists(stop_file))
             distribution_.request_stop();
         if (distribution_.stop_requested())

@@ -22,6 +22,8 @@ struct ServerOptions {
     std::string directory;  // PIOX_LOAD_DIR: each node's files in <directory>/<node>
     int readers = 1;
     bool push = true;
+    std::string preload;  // a file of absolute paths each reader reads before ready
+    bool strip = false;   // libraries' copies keep only what the loader reads
 };
 
 class Server {
@@ -32,6 +34,7 @@ class Server {
     void run();
 
   private:
+    void preload();
     bool answer(const Request& request);  // false: it waits for an item
     bool answer_resolve(const Request& request, const ProcessContext& process);
     bool answer_open(const Request& request);

@@ -77,11 +77,12 @@ def _program(path, source, **options):
     _link(path, source, **options)
 
 
-def chain_case(root, libraries):
+def chain_case(root, libraries, debug=False):
     """lib/libchain{i}.so: chain_i(x) = chain_{i+1}(x + i); the last returns x + i.
     Each library links against the next, so they are built last to first. With
     --clock, main first prints when it began (main_ns=, CLOCK_REALTIME): bench/loading's
-    time to main."""
+    time to main. `debug`: the libraries carry debugging information (gcc -g3), which
+    the loader never maps."""
     lib = root / "chain" / "lib"
     paths = [lib / f"libchain{i:03d}.so" for i in range(libraries)]
     for i in reversed(range(libraries)):
@@ -89,7 +90,8 @@ def chain_case(root, libraries):
         source = ("" if last else f"int chain_{i + 1}(int);\n") + (
             f"int chain_{i}(int x) {{ return x + {i}; }}\n" if last else
             f"int chain_{i}(int x) {{ return chain_{i + 1}(x + {i}); }}\n")
-        _library(paths[i], source, needs=[] if last else [paths[i + 1]], runpath="$ORIGIN")
+        _library(paths[i], source, needs=[] if last else [paths[i + 1]], runpath="$ORIGIN",
+                 extra=["-g3"] if debug else [])
     _program(root / "chain" / "main",
              '#include <stdio.h>\n#include <string.h>\n#include <time.h>\nint chain_0(int);\n'
              'int main(int argc, char **argv) {\n'

@@ -174,3 +174,56 @@ def test_another_user_is_refused():
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         "700", "700", "PermissionError: [Errno 13] Permission denied", "closed"], done.stdout
+
+
+def test_list_prints_the_closure_and_preload_reads_it_before_the_job(loader_tree, counted_tree, tmp_path):
+    """--list PROGRAM: the program and the libraries the loader maps for it. --preload
+    of that list: every library is read before the command starts (the paper's bulk
+    preloading), and the command's processes read none of them again."""
+    case = loader_tree["cases"]["chain"]
+    program = case.command(counted_tree)[0]
+    listed = piox_load([program], options=["--list"])
+    assert listed.returncode == 0, listed.stderr
+    paths = listed.stdout.splitlines()
+    assert paths[0] == program and len(paths) == 1 + loader_cases.LIBRARIES + 2, paths  # + libc, ld.so
+    assert sum(path.startswith(str(counted_tree) + "/chain/lib/") for path in paths) == loader_cases.LIBRARIES
+    list_file = tmp_path / "preload.list"
+    list_file.write_text(listed.stdout)
+    # The command first prints how many opens the mount has seen, then runs the chain.
+    probe = ("import os, subprocess, sys; "
+             "stats = os.getxattr(sys.argv[1], 'user.piox_count.stats').decode(); "
+             "print(dict(w.split('=') for w in stats.split())['open'], flush=True); "
+             "sys.exit(subprocess.call(sys.argv[2:]))")
+    before = counts(counted_tree)["open"]
+    done = piox_load(["/usr/bin/python3", "-c", probe, str(counted_tree), "mpiexec", "-n", "2", program],
+                     options=["--preload", str(list_file)])
+    assert done.returncode == 0, done.stderr
+    at_start, *outputs = done.stdout.splitlines()
+    assert outputs == [case.expected.strip()] * 2
+    assert int(at_start) - before == loader_cases.LIBRARIES + 1  # main and each library, read
+    assert counts(counted_tree)["open"] - int(at_start) == 2  # then each process's exec only
+
+
+@pytest.mark.parametrize("strip", [False, True])
+def test_strip_keeps_only_what_the_loader_reads(tmp_path, strip):
+    """A library with 1 MiB the loader never maps (a section outside every segment):
+    with --strip its node-local copy holds a hole there, the same size, and loads and
+    runs as the original; without, the copy is whole."""
+    source = tmp_path / "big.c"
+    source.write_text("int big_value(void) { return 42; }\n")
+    library = tmp_path / "libbig.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(library), str(source)], check=True, timeout=60)
+    (tmp_path / "junk").write_bytes(os.urandom(1 << 20))
+    subprocess.run(["objcopy", "--add-section", f".piox_junk={tmp_path / 'junk'}",
+                    "--set-section-flags", ".piox_junk=noload,readonly", str(library)], check=True)
+    probe = ("import ctypes, os, sys; lib = ctypes.CDLL(sys.argv[1]); "
+             "copy = [l.split()[-1] for l in open('/proc/self/maps') if 'libbig.so' in l][0]; "
+             "st = os.stat(copy); print(lib.big_value(), copy != sys.argv[1], st.st_size, st.st_blocks * 512)")
+    done = piox_load(["/usr/bin/python3", "-c", probe, str(library)], options=["--strip"] if strip else [])
+    assert done.returncode == 0, done.stderr
+    value, mirrored, size, allocated = done.stdout.split()
+    assert (value, mirrored, int(size)) == ("42", "True", library.stat().st_size)
+    if strip:
+        assert int(allocated) < (1 << 20) // 4, done.stdout
+    else:
+        assert int(allocated) >= 1 << 20, done.stdout
