@@ -51,6 +51,11 @@ enum Op : uint16_t {
     // the process's to make on the file system (another errno, or not a file or a
     // directory); the session goes on.
     kMap = 4,
+    // "path\0": a directory under the Python prefixes that the application lists
+    // (opendir). Reply kFound "listing path\0": a node-local directory holding an
+    // empty entry of the same name and type for each of the original's, for the
+    // names only; kMissing (ENOENT) or kRefused as for kMap.
+    kList = 5,
 };
 
 enum Status : uint16_t {

@@ -26,6 +26,7 @@ const char *op_name(Op op)
     case kResolve: return "resolve";
     case kOpen: return "open";
     case kMap: return "map";
+    case kList: return "list";
     }
     return "request";
 }

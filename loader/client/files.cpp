@@ -20,6 +20,7 @@ using StatFunction = int (*)(const char *, void *);
 using StatAtFunction = int (*)(int, const char *, void *, int);
 using AccessFunction = int (*)(const char *, int);
 using MkdirFunction = int (*)(const char *, unsigned);
+using OpendirFunction = void *(*)(const char *);
 
 // libc's own functions, as the loader bound them before we stood in between.
 struct Originals {
@@ -31,6 +32,7 @@ struct Originals {
     StatAtFunction fstatat64;
     AccessFunction access;
     MkdirFunction mkdir;
+    OpendirFunction opendir;
 } originals;
 
 // Under one of the ':'-separated prefixes, as a whole path component.
@@ -156,6 +158,23 @@ int access_wrapper(const char *path, int mode)
     return originals.access(existence_or_read ? routed(path, true, &scratch) : path, mode);
 }
 
+// A listing comes from a node-local directory of the original's names and types.
+void *opendir_wrapper(const char *path)
+{
+    PathText absolute, listing;
+    if (!is_served(path) || !append_absolute(path, &absolute) || absolute.overflowed())
+        return originals.opendir(path);
+    switch (session.list(absolute.c_str(), &listing)) {
+    case Answer::kFound:
+        return originals.opendir(listing.c_str());
+    case Answer::kMissing:
+        return originals.opendir(session.settings().never_existing);
+    case Answer::kPassThrough:
+        break;
+    }
+    return originals.opendir(path);
+}
+
 int mkdir_wrapper(const char *path, unsigned mode)
 {
     return originals.mkdir(is_served(path) ? session.settings().mirror_root : path, mode);
@@ -205,7 +224,8 @@ uintptr_t bind_file_function(const char *name, uintptr_t original)
         take(name, "fstatat64", original, &originals.fstatat64, &fstatat64_wrapper, &bound) ||
         take(name, "fstatat", original, &originals.fstatat64, &fstatat64_wrapper, &bound) ||
         take(name, "access", original, &originals.access, &access_wrapper, &bound) ||
-        take(name, "mkdir", original, &originals.mkdir, &mkdir_wrapper, &bound);
+        take(name, "mkdir", original, &originals.mkdir, &mkdir_wrapper, &bound) ||
+        take(name, "opendir", original, &originals.opendir, &opendir_wrapper, &bound);
     return bound;
 }
 

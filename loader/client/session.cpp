@@ -99,10 +99,26 @@ Answer Session::map(const char *path, bool follow, PathText *mirror)
         return Answer::kPassThrough;
     payload_.clear();
     payload_.append_field(path).append_field(follow ? "1" : "0");
+    return ask_for_path(kMap, path, settings_.mirror_root, mirror);
+}
+
+Answer Session::list(const char *path, PathText *listing)
+{
+    Locked locked(lock_);
+    if (!ready_for_request())
+        return Answer::kPassThrough;
+    payload_.clear();
+    payload_.append_field(path);
+    return ask_for_path(kList, path, settings_.listings_root, listing);
+}
+
+// The request in payload_, whose kFound reply must name one path under `root`.
+Answer Session::ask_for_path(Op op, const char *path, const char *root, PathText *answer)
+{
     if (payload_.overflowed())
         return Answer::kPassThrough;
     Reply reply{};
-    if (!connection_.exchange(kMap, payload_.c_str(), payload_.size(), &reply)) {
+    if (!connection_.exchange(op, payload_.c_str(), payload_.size(), &reply)) {
         give_up(connection_.cause());
         return Answer::kPassThrough;
     }
@@ -111,16 +127,16 @@ Answer Session::map(const char *path, bool follow, PathText *mirror)
     if (reply.status != kFound)
         return Answer::kPassThrough;  // this call only: the server does not serve it
     bool one_string = reply.length > 0 && length_of(reply.payload) + 1 == reply.length;
-    if (!one_string || !starts_with(reply.payload, settings_.mirror_root)) {
+    if (!one_string || !starts_with(reply.payload, root)) {
         MessageText cause;
-        cause.append("the server at ").append(settings_.socket_path).append(" answered map ")
-            .append(path).append(" with a bad reply");
+        cause.append("the server at ").append(settings_.socket_path).append(" answered ")
+            .append(op_name(op)).append(' ').append(path).append(" with a bad reply");
         give_up(cause.c_str());
         return Answer::kPassThrough;
     }
-    mirror->clear();
-    mirror->append(reply.payload, reply.length - 1);
-    return mirror->overflowed() ? Answer::kPassThrough : Answer::kFound;
+    answer->clear();
+    answer->append(reply.payload, reply.length - 1);
+    return answer->overflowed() ? Answer::kPassThrough : Answer::kFound;
 }
 
 // Before the request is built: a reconnection's hello reuses payload_.

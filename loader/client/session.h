@@ -45,6 +45,9 @@ public:
     // kFound with the mirror's copy in *mirror, kMissing (ENOENT), or kPassThrough:
     // this one call goes to the file system, and the session goes on.
     Answer map(const char *path, bool follow, PathText *mirror);
+    // A directory under the Python prefixes that the application lists: kFound with
+    // a node-local directory of its names in *listing; else as map().
+    Answer list(const char *path, PathText *listing);
     // After resolve() answered kMissing: whether the server searched the directory
     // `dir` (`length` bytes, an original path) for it. The loader's candidates in
     // other directories (a search list the server could not replay) stay its own.
@@ -52,6 +55,7 @@ public:
 
 private:
     bool ready_for_request();
+    Answer ask_for_path(Op op, const char *path, const char *root, PathText *answer);
     Answer ask(Op op, const char *subject, const char **mirror_path);
     bool connect_and_greet();
     const char *accept_found(Op op, const char *subject, const Reply &reply);

@@ -76,7 +76,9 @@ SettingsRead read_settings(Settings *settings, MessageText *cause)
     settings->socket_path = node_path(dir, node, "sock");
     settings->mirror_root = node_path(dir, node, "root");
     settings->never_existing = node_path(dir, node, ".enoent");
-    if (!settings->socket_path || !settings->mirror_root || !settings->never_existing) {
+    settings->listings_root = node_path(dir, node, "listings");
+    if (!settings->socket_path || !settings->mirror_root || !settings->never_existing ||
+        !settings->listings_root) {
         cause->append("PIOX_LOAD_DIR is too long, or no memory for its paths");
         return SettingsRead::kFailed;
     }

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <dirent.h>
 #include <vector>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -174,6 +175,22 @@ Resolution NodeView::walk(const std::string& path, bool follow, Step&& step) con
         at = next;
         item = child;
     }
+}
+
+int NodeView::make_listing(const std::string& where, const Item& listing) const
+{
+    std::string partial = where + ".piox-tmp." + std::to_string(getpid());
+    if (int error = make_directory(partial, 0755))
+        return error;
+    for (const auto& [name, type] : listing.names) {
+        const std::string entry = partial + "/" + name;
+        int made = type == DT_DIR ? mkdir(entry.c_str(), 0755)
+                 : type == DT_LNK ? symlink(".", entry.c_str())
+                 : mknod(entry.c_str(), S_IFREG | 0644, 0);
+        if (made != 0 && errno != EEXIST)
+            return errno;
+    }
+    return rename(partial.c_str(), where.c_str()) == 0 ? 0 : errno;
 }
 
 Resolution NodeView::resolve(const std::string& path, bool follow) const

@@ -42,6 +42,10 @@ class NodeView {
     // loadable segments; the rest is a hole, so it takes no memory and the size stays).
     int materialize(const std::string& path, bool follow = true, bool strip = false) const;
 
+    // The directory `where`, of empty entries with the names and types of the
+    // directory item `listing`'s. Returns 0 or an errno.
+    int make_listing(const std::string& where, const Item& listing) const;
+
   private:
     template <typename Step>
     Resolution walk(const std::string& path, bool follow, Step&& step) const;

@@ -114,6 +114,38 @@ bool Server::answer_map(const Request& request)
     return true;
 }
 
+// A directory the application lists: a directory of its names, made once (a
+// listing never changes: a file system is served as it was first read).
+bool Server::answer_list(const Request& request)
+{
+    Resolution r = view_.resolve(request.strings[0]);
+    if (r.state == Resolution::kNeed) {
+        distribution_.want(r.path);
+        return false;
+    }
+    if (r.state == Resolution::kMissing && r.error == ENOENT) {
+        port_.reply(request.connection, request.op, kMissing);
+        return true;
+    }
+    if (r.state != Resolution::kDone || !r.item->is_directory()) {
+        port_.reply(request.connection, request.op, kRefused);
+        return true;
+    }
+    auto made = listings_.find(r.path);
+    if (made == listings_.end()) {
+        const std::string listings = node_directory_ + "/listings";
+        std::string where = listings + "/" + std::to_string(listings_.size());
+        if ((listings_.empty() && mkdir(listings.c_str(), 0700) != 0 && errno != EEXIST) ||
+            view_.make_listing(where, *r.item) != 0) {
+            port_.reply(request.connection, request.op, kRefused);
+            return true;
+        }
+        made = listings_.emplace(r.path, where).first;
+    }
+    port_.reply(request.connection, request.op, kFound, {made->second});
+    return true;
+}
+
 bool Server::answer(const Request& request)
 {
     auto process = processes_.find(request.connection);
@@ -132,6 +164,9 @@ bool Server::answer(const Request& request)
     if (process != processes_.end() && request.op == kMap && request.strings.size() == 2 &&
         absolute && request.strings[0][0] == '/')
         return answer_map(request);
+    if (process != processes_.end() && request.op == kList && request.strings.size() == 1 &&
+        absolute && request.strings[0][0] == '/')
+        return answer_list(request);
     port_.reply(request.connection, request.op, kRefused);
     return true;
 }

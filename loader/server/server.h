@@ -39,6 +39,7 @@ class Server {
     bool answer_resolve(const Request& request, const ProcessContext& process);
     bool answer_open(const Request& request);
     bool answer_map(const Request& request);
+    bool answer_list(const Request& request);
     bool reply_found(const Request& request, const std::string& path);
 
     ServerOptions options_;
@@ -49,6 +50,8 @@ class Server {
     Distribution distribution_;
     bool rank_zero_;
     std::unordered_map<int, ProcessContext> processes_;  // by connection, from hello
+    // Directories' listings made for opendir, by physical path: <node dir>/listings/<n>.
+    std::unordered_map<std::string, std::string> listings_;
     std::deque<Request> waiting_;
 };
 
