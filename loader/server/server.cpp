@@ -90,20 +90,32 @@ bool Server::answer_open(const Request& request)
     return true;
 }
 
+// For the application's own calls: resolves `path`, asks for an item it lacks
+// (kWaiting), answers a path that does not exist (kAnswered), or leaves the rest to
+// the caller in `r`.
+Server::Step Server::resolve_for_application(const Request& request, const std::string& path,
+                                             bool follow, Resolution& r)
+{
+    r = view_.resolve(path, follow);
+    if (r.state == Resolution::kNeed) {
+        distribution_.want(r.path);
+        return Step::kWaiting;
+    }
+    if (r.state == Resolution::kMissing && r.error == ENOENT) {
+        port_.reply(request.connection, request.op, kMissing);
+        return Step::kAnswered;
+    }
+    return Step::kResolved;
+}
+
 // A path the application opens or stats itself: whatever it is, mirrored.
 bool Server::answer_map(const Request& request)
 {
     const std::string& path = request.strings[0];
     const bool follow = request.strings[1] == "1";
-    Resolution r = view_.resolve(path, follow);
-    if (r.state == Resolution::kNeed) {
-        distribution_.want(r.path);
-        return false;
-    }
-    if (r.state == Resolution::kMissing && r.error == ENOENT) {
-        port_.reply(request.connection, request.op, kMissing);
-        return true;
-    }
+    Resolution r;
+    if (Step step = resolve_for_application(request, path, follow, r); step != Step::kResolved)
+        return step == Step::kAnswered;
     bool mirrored = r.state == Resolution::kDone &&
                     (r.item->is_regular() || r.item->is_directory() || r.item->is_symlink()) &&
                     view_.materialize(path, follow) == 0;
@@ -118,15 +130,9 @@ bool Server::answer_map(const Request& request)
 // listing never changes: a file system is served as it was first read).
 bool Server::answer_list(const Request& request)
 {
-    Resolution r = view_.resolve(request.strings[0]);
-    if (r.state == Resolution::kNeed) {
-        distribution_.want(r.path);
-        return false;
-    }
-    if (r.state == Resolution::kMissing && r.error == ENOENT) {
-        port_.reply(request.connection, request.op, kMissing);
-        return true;
-    }
+    Resolution r;
+    if (Step step = resolve_for_application(request, request.strings[0], true, r); step != Step::kResolved)
+        return step == Step::kAnswered;
     if (r.state != Resolution::kDone || !r.item->is_directory()) {
         port_.reply(request.connection, request.op, kRefused);
         return true;

@@ -38,6 +38,9 @@ class Server {
     bool answer(const Request& request);  // false: it waits for an item
     bool answer_resolve(const Request& request, const ProcessContext& process);
     bool answer_open(const Request& request);
+    enum class Step { kWaiting, kAnswered, kResolved };
+    Step resolve_for_application(const Request& request, const std::string& path, bool follow,
+                                 Resolution& r);
     bool answer_map(const Request& request);
     bool answer_list(const Request& request);
     bool reply_found(const Request& request, const std::string& path);
