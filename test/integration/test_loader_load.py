@@ -227,3 +227,30 @@ def test_strip_keeps_only_what_the_loader_reads(tmp_path, strip):
         assert int(allocated) < (1 << 20) // 4, done.stdout
     else:
         assert int(allocated) >= 1 << 20, done.stdout
+
+
+def test_servers_start_one_per_host_of_the_job(tmp_path):
+    """Which servers piox load starts (PIOX_LOAD_DRY_RUN: it says, and runs nothing): one
+    per host the command's launcher names (Hydra's -hosts, Open MPI's hostfile), an
+    overlapping step under srun, simulated nodes, or one here. Real hosts and Slurm
+    cannot run on this machine: this checks the commands only."""
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text("n1 slots=4\n# a comment\nn2:2\nn1\n")
+    cases = [
+        (["mpiexec", "-hosts", "a,b:2,a", "-n", "4", "./app"], {}, "mpiexec -hosts a,b -ppn 1 -n 2 "),
+        (["mpirun.openmpi", "--hostfile", str(hostfile), "-np", "4", "./app"], {},
+         "mpiexec -hosts n1,n2 -ppn 1 -n 2 "),
+        (["srun", "-n", "6", "./app"], {"SLURM_JOB_NUM_NODES": "3"},
+         "srun --overlap --ntasks-per-node=1 --nodes=3 "),
+        (["mpiexec", "-n", "2", "./app"], {}, "mpiexec -n 1 "),
+        (["mpiexec", "-n", "2", "./app"], {"PIOX_LOAD_NODES": "x y"},
+         "mpiexec -n 1 -env PIOX_HOSTNAME x "),
+    ]
+    for command, env, servers in cases:
+        done = piox_load(command, env={"PIOX_LOAD_DRY_RUN": "1", "PIOX_LOAD_BASE": str(tmp_path), **env},
+                         nodes=env.get("PIOX_LOAD_NODES", "").split() or None)
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        assert lines[0].startswith(f"servers: {servers}") and str(SERVER) in lines[0], (command, lines)
+        assert lines[1].endswith(" ".join(command)) and f"LD_AUDIT={AUDIT}" in lines[1], (command, lines)
+    assert list(tmp_path.iterdir()) == [hostfile]  # no job directory left behind
