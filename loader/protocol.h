@@ -30,9 +30,11 @@ enum Op : uint16_t {
     // and its LD_LIBRARY_PATH as the loader saw it at start-up (possibly empty).
     // Reply kFound, no payload.
     kHello = 1,
-    // "name\0requester\0": a bare library name (no '/') as the loader's ORIG search
-    // asks for it, and the original path of the object that needs it ("" for the
-    // executable). The server replays glibc's search for the requester.
+    // "name\0requester\0ancestor\0...": a bare library name (no '/') as the loader's
+    // ORIG search asks for it, the original path of the object that needs it ("" for
+    // the executable), and the objects that loaded the requester and have a DT_RPATH
+    // (glibc's l_loader chain, nearest first, the executable left out). The server
+    // replays glibc's search for the requester.
     // Reply kFound "mirror path\0", or kMissing "dir\0dir\0...": the directories
     // searched (original paths, hwcaps subdirectories included), where the client
     // may answer the loader's own candidates with a path that does not exist. A

@@ -8,6 +8,7 @@
 //
 // No locking: the loader calls these callbacks with its own lock held, one at a
 // time, so the statics below are never used by two threads at once.
+#include "ancestry.h"
 #include "files.h"
 #include "paths.h"
 #include "session.h"
@@ -41,11 +42,39 @@ const char *requester_of(uintptr_t *cookie)
     return original_path(map->l_name ? map->l_name : "", session.settings().mirror_root);
 }
 
+// Whether the object has a DT_RPATH that glibc uses (none when it has DT_RUNPATH).
+bool has_rpath(const link_map *object)
+{
+    bool rpath = false;
+    for (const ElfW(Dyn) *entry = object->l_ld; entry && entry->d_tag != DT_NULL; ++entry) {
+        if (entry->d_tag == DT_RUNPATH)
+            return false;
+        rpath = rpath || entry->d_tag == DT_RPATH;
+    }
+    return rpath;
+}
+
+// The original paths of the requester's loaders that have a DT_RPATH, nearest first,
+// up to (not including) the executable: the RPATH chain of the requester's search.
+PayloadText ancestors;
+void collect_ancestors(const link_map *requester)
+{
+    ancestors.clear();
+    int depth = 0;
+    for (const link_map *l = loader_of(requester); l && l->l_name && *l->l_name && depth < 256;
+         l = loader_of(l), ++depth)
+        if (has_rpath(l))
+            ancestors.append_field(original_path(l->l_name, session.settings().mirror_root));
+}
+
 // A bare name, searched as the requester's search would find it.
-const char *resolve_by_name(const char *name, const char *requester)
+const char *resolve_by_name(const char *name, const char *requester, const link_map *map)
 {
     const char *mirror_path = nullptr;
-    switch (session.resolve(name, requester, &mirror_path)) {
+    collect_ancestors(map);
+    if (ancestors.overflowed())
+        return name;  // too deep to tell the server: the loader searches itself
+    switch (session.resolve(name, requester, ancestors.c_str(), ancestors.size(), &mirror_path)) {
     case Answer::kFound:
         return mirror_path;
     case Answer::kMissing:
@@ -80,17 +109,36 @@ const char *open_by_path(const char *name, const char *requester)
     return session.open(original, &mirror_path) == Answer::kFound ? mirror_path : name;
 }
 
-// A candidate of the loader's own search for a missing library: a path that never
-// exists when the server searched its directory, else the candidate itself.
-const char *candidate_for_missing(const char *candidate)
+// A candidate of the loader's own search (after a name went back unchanged at ORIG):
+// - inside the mirror (a run path with $ORIGIN of an object loaded from it): the
+//   file it stands for, served, or a path that never exists; the mirror holds only
+//   what was served, so the candidate itself may be missing there but not on the
+//   file system;
+// - for a missing library, in a directory the server searched: a path that never
+//   exists, so the file system is not asked again;
+// - else the candidate itself.
+const char *candidate(const char *name)
 {
-    const char *original = original_path(candidate, session.settings().mirror_root);
+    const char *original = original_path(name, session.settings().mirror_root);
+    if (original != name) {
+        const char *mirror_path = nullptr;
+        switch (session.open(original, &mirror_path)) {
+        case Answer::kFound:
+            return mirror_path;
+        case Answer::kMissing:
+            return session.settings().never_existing;
+        case Answer::kPassThrough:
+            return name;
+        }
+    }
+    if (!search_is_for_missing)
+        return name;
     size_t slash = 0;
     for (size_t i = 0; original[i]; i++)
         if (original[i] == '/')
             slash = i;
     size_t dir_length = slash == 0 ? 1 : slash;  // "/libx.so" lies in "/"
-    return session.searched(original, dir_length) ? session.settings().never_existing : candidate;
+    return session.searched(original, dir_length) ? session.settings().never_existing : name;
 }
 
 }  // namespace
@@ -119,6 +167,7 @@ static bool is_libc(const link_map *map)
 PIOX_AUDIT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t, uintptr_t *cookie)
 {
     *cookie = reinterpret_cast<uintptr_t>(map);  // la_objsearch's requester (NOTES §1.8)
+    note_opened(map);
     // Bindings to libc's file functions, only when Python prefixes are served: with
     // none, la_symbind64 is never called and costs nothing.
     if (!files_are_served())
@@ -141,14 +190,15 @@ PIOX_AUDIT_EXPORT char *la_objsearch(const char *name, uintptr_t *cookie, unsign
         // pass through
     } else if (flag != LA_SER_ORIG) {
         // A candidate of the loader's own search: only after a name went back unchanged.
-        if (search_is_for_missing)
-            answer = candidate_for_missing(name);
+        answer = candidate(name);
     } else {
         search_is_for_missing = false;
+        const link_map *map = reinterpret_cast<const link_map *>(*cookie);
+        note_search_by(map);
         const char *requester = requester_of(cookie);
         if (requester)
             answer = contains(name, '/') ? open_by_path(name, requester)
-                                         : resolve_by_name(name, requester);
+                                         : resolve_by_name(name, requester, map);
     }
     return const_cast<char *>(answer);
 }

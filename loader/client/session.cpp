@@ -72,13 +72,14 @@ struct Locked {
 
 }  // namespace
 
-Answer Session::resolve(const char *name, const char *requester, const char **mirror_path)
+Answer Session::resolve(const char *name, const char *requester, const char *ancestors,
+                        size_t length, const char **mirror_path)
 {
     Locked locked(lock_);
     if (!ready_for_request())
         return Answer::kPassThrough;
     payload_.clear();
-    payload_.append_field(name).append_field(requester);
+    payload_.append_field(name).append_field(requester).append(ancestors, length);
     return ask(kResolve, name, mirror_path);
 }
 

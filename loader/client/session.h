@@ -38,7 +38,10 @@ public:
     const Settings &settings() const { return settings_; }
 
     // A bare library name and the original path of the object that needs it.
-    Answer resolve(const char *name, const char *requester, const char **mirror_path);
+    // `ancestors`: `length` bytes of NUL-terminated paths, the requester's loaders with
+    // a DT_RPATH, nearest first (ancestry.h).
+    Answer resolve(const char *name, const char *requester, const char *ancestors, size_t length,
+                   const char **mirror_path);
     // An absolute path ($ORIGIN expanded, mirror root stripped).
     Answer open(const char *path, const char **mirror_path);
     // A path under the Python prefixes that the application opens or stats itself:

@@ -109,6 +109,7 @@ const DynamicInfo* LibrarySearch::dynamic_info(const std::string& path, const No
 }
 
 SearchOutcome LibrarySearch::find(const std::string& name, const std::string& requester,
+                                  const std::vector<std::string>& ancestors,
                                   const ProcessContext& process, const NodeView& view)
 {
     SearchOutcome outcome;
@@ -117,6 +118,15 @@ SearchOutcome LibrarySearch::find(const std::string& name, const std::string& re
     const DynamicInfo* requester_info = dynamic_info(object, view, need);
     const DynamicInfo* executable_info =
         requester_info ? dynamic_info(process.executable, view, need) : nullptr;
+    std::vector<const DynamicInfo*> ancestor_infos;
+    for (const std::string& ancestor : ancestors) {
+        if (executable_info == nullptr)
+            break;
+        const DynamicInfo* info = dynamic_info(ancestor, view, need);
+        if (info == nullptr)
+            executable_info = nullptr;
+        ancestor_infos.push_back(info);
+    }
     if (executable_info == nullptr) {
         outcome.path = need;
         return outcome;
@@ -128,6 +138,9 @@ SearchOutcome LibrarySearch::find(const std::string& name, const std::string& re
         if (!requester_info->has_runpath) {
             if (walk.search(requester_info->rpath, origin))
                 return true;
+            for (size_t i = 0; i < ancestors.size(); i++)
+                if (walk.search(ancestor_infos[i]->rpath, parent_of(ancestors[i])))
+                    return true;
             if (object != process.executable && !executable_info->has_runpath &&
                 walk.search(executable_info->rpath, executable_origin))
                 return true;

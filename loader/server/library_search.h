@@ -1,13 +1,12 @@
 // The search glibc 2.36's loader makes for a library name without '/', replayed over
 // the node's view of the file system, so that a process asks once and gets the
 // path the loader would have opened (loader/NOTES.md §1.2, §7):
-//   the requester's DT_RPATH, then the executable's (unless the requester has
-//   DT_RUNPATH), LD_LIBRARY_PATH, the requester's DT_RUNPATH, ld.so.cache and the
-//   system directories (unless DF_1_NODEFLIB), each directory preceded by its hwcaps
-//   subdirectories.
+//   the DT_RPATH of the requester, of the objects that loaded it, and of the
+//   executable (unless the requester has DT_RUNPATH), LD_LIBRARY_PATH, the
+//   requester's DT_RUNPATH, ld.so.cache and the system directories (unless
+//   DF_1_NODEFLIB), each directory preceded by its hwcaps subdirectories.
 // Not replayed (the loader's own search takes over from there, so nothing is lost):
-// DT_RPATH inherited through an intermediate object (only the requester's and the
-// executable's are known), relative directories, and $LIB or $PLATFORM.
+// relative directories, and $LIB or $PLATFORM.
 #pragma once
 
 #include <string>
@@ -39,9 +38,11 @@ class LibrarySearch {
     explicit LibrarySearch(SystemSearch system) : system_(std::move(system)) {}
 
     // `requester`: the original path of the object that needs `name`; "" for the
-    // executable.
+    // executable. `ancestors`: the objects that loaded it and have a DT_RPATH,
+    // nearest first, the executable left out.
     SearchOutcome find(const std::string& name, const std::string& requester,
-                       const ProcessContext& process, const NodeView& view);
+                       const std::vector<std::string>& ancestors, const ProcessContext& process,
+                       const NodeView& view);
 
   private:
     // The dynamic information of `path`, or the item to ask for first.

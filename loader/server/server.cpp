@@ -63,7 +63,8 @@ bool Server::reply_found(const Request& request, const std::string& path)
 
 bool Server::answer_resolve(const Request& request, const ProcessContext& process)
 {
-    SearchOutcome outcome = search_.find(request.strings[0], request.strings[1], process, view_);
+    const std::vector<std::string> ancestors(request.strings.begin() + 2, request.strings.end());
+    SearchOutcome outcome = search_.find(request.strings[0], request.strings[1], ancestors, process, view_);
     if (outcome.state == SearchOutcome::kNeed) {
         distribution_.want(outcome.path);
         return false;
@@ -161,7 +162,7 @@ bool Server::answer(const Request& request)
         return true;
     }
     bool absolute = !request.strings.empty() && !request.strings[0].empty();
-    if (process != processes_.end() && request.op == kResolve && request.strings.size() == 2 &&
+    if (process != processes_.end() && request.op == kResolve && request.strings.size() >= 2 &&
         absolute && request.strings[0].find('/') == std::string::npos)
         return answer_resolve(request, process->second);
     if (process != processes_.end() && request.op == kOpen && request.strings.size() == 1 &&

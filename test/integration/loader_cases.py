@@ -18,6 +18,9 @@ counting FUSE fixture mounted over it.
   missing     dlopen of a library that exists nowhere: the usual message
   exec        a program that execs a child, which loads a library of its own
   search      a library found in the last of several LD_LIBRARY_PATH directories
+  rpath       a library found through the DT_RPATH of the library that loaded the
+              library that needs it (glibc's l_loader chain)
+  token       a run path whose first entry holds $LIB, which only the loader expands
 """
 import os
 import subprocess
@@ -26,7 +29,8 @@ from pathlib import Path
 
 LIBRARIES = 100
 MISSING = "libpiox-missing.so"
-NAMES = ("chain", "origin", "symlink", "cxx", "dlopen", "missing", "exec", "search")
+NAMES = ("chain", "origin", "symlink", "cxx", "dlopen", "missing", "exec", "search", "rpath",
+         "token")
 
 
 @dataclass(frozen=True)
@@ -50,10 +54,10 @@ def _compile(argv):
         raise RuntimeError(f"{' '.join(argv)}:\n{done.stderr}")
 
 
-def _link(path, source, shared=False, language="c", needs=(), runpath=None, soname=None,
-          extra=()):
+def _link(path, source, shared=False, language="c", needs=(), runpath=None, rpath=None,
+          soname=None, extra=()):
     """Compiles `source` into the program or (shared) library `path`, linked to
-    `needs` (library paths), with DT_RUNPATH `runpath`."""
+    `needs` (library paths), with DT_RUNPATH `runpath` or DT_RPATH `rpath`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     source_path = path.with_name(path.name + (".cpp" if language == "c++" else ".c"))
     source_path.write_text(source)
@@ -65,6 +69,8 @@ def _link(path, source, shared=False, language="c", needs=(), runpath=None, sona
         argv += [f"-L{need.parent}", f"-l:{need.name}"]
     if runpath:
         argv += [f"-Wl,-rpath,{runpath}", "-Wl,--enable-new-dtags"]
+    if rpath:
+        argv += [f"-Wl,-rpath,{rpath}", "-Wl,--disable-new-dtags"]
     _compile(argv + ([] if shared else ["-ldl"]))
     source_path.unlink()
 
@@ -225,10 +231,40 @@ def _search(root):
     return Case("search", "search/main", env={"LD_LIBRARY_PATH": path}, expected="far 9\n")
 
 
+def _rpath(root):
+    """main (DT_RPATH $ORIGIN/a) -> a/libx.so (DT_RPATH $ORIGIN/../b:$ORIGIN/../c) ->
+    b/liby.so (no run path) -> c/libz.so, which only libx's DT_RPATH finds: glibc
+    searches the DT_RPATH of every object up the chain that loaded the requester."""
+    base = root / "rpath"
+    libz, liby, libx = base / "c" / "libz.so", base / "b" / "liby.so", base / "a" / "libx.so"
+    _library(libz, "int z(void) { return 4; }\n")
+    _library(liby, "int z(void);\nint y(void) { return 10 * z(); }\n", needs=[libz])
+    _library(libx, "int y(void);\nint x(void) { return 2 + y(); }\n", needs=[liby],
+             rpath="$ORIGIN/../b:$ORIGIN/../c")
+    _program(base / "main", '#include <stdio.h>\nint x(void);\n'
+                            'int main(void) { printf("rpath %d\\n", x()); return 0; }\n',
+             needs=[libx], rpath="$ORIGIN/a", extra=[f"-Wl,-rpath-link,{libz.parent}"])
+    return Case("rpath", "rpath/main", expected="rpath 42\n")
+
+
+def _token(root):
+    """main -> lib/libw.so (run path $ORIGIN/$LIB:$ORIGIN/../d) -> d/libv.so: a search
+    the loader makes itself from a library's $ORIGIN."""
+    base = root / "token"
+    libv, libw = base / "d" / "libv.so", base / "lib" / "libw.so"
+    _library(libv, "int v(void) { return 8; }\n")
+    _library(libw, "int v(void);\nint w(void) { return 3 * v(); }\n", needs=[libv],
+             runpath="$ORIGIN/$LIB:$ORIGIN/../d")
+    _program(base / "main", '#include <stdio.h>\nint w(void);\n'
+                            'int main(void) { printf("token %d\\n", w()); return 0; }\n',
+             needs=[libw], runpath="$ORIGIN/lib", extra=[f"-Wl,-rpath-link,{libv.parent}"])
+    return Case("token", "token/main", expected="token 24\n")
+
+
 def build(root, libraries=LIBRARIES):
     """Builds every case under root; returns them by name."""
     root = Path(root)
     cases = [chain_case(root, libraries), _origin(root), _symlink(root), _cxx(root),
-             *_dlopen(root), _exec(root), _search(root)]
+             *_dlopen(root), _exec(root), _search(root), _rpath(root), _token(root)]
     assert tuple(case.name for case in cases) == NAMES
     return {case.name: case for case in cases}

@@ -254,3 +254,20 @@ def test_servers_start_one_per_host_of_the_job(tmp_path):
         assert lines[0].startswith(f"servers: {servers}") and str(SERVER) in lines[0], (command, lines)
         assert lines[1].endswith(" ".join(command)) and f"LD_AUDIT={AUDIT}" in lines[1], (command, lines)
     assert list(tmp_path.iterdir()) == [hostfile]  # no job directory left behind
+
+
+@pytest.mark.parametrize("name", loader_cases.NAMES)
+def test_each_case_reads_its_files_once_per_job(loader_tree, counted_tree, name):
+    """Every case from the counting fixture, 1 then 3 processes: the extra processes
+    cost the file system their executables only (exec's case: the parent's and the
+    child's), so every library each case loads was served, whichever way the loader
+    reached it (run paths, the RPATH chain, $ORIGIN, symlinks, dlopen, a search)."""
+    case = loader_tree["cases"][name]
+    env = case.environment(counted_tree)
+    _, one = used(counted_tree, lambda: piox_load(case.command(counted_tree), env=env))
+    done, three = used(counted_tree, lambda: piox_load(["mpiexec", "-n", "3"] + case.command(counted_tree),
+                                                       env=env))
+    assert done.stdout == case.expected * 3 or sorted(done.stdout.splitlines()) == sorted(
+        case.expected.splitlines() * 3), done.stdout
+    executables = 2 if name == "exec" else 1
+    assert three["open"] - one["open"] == 2 * executables, (one, three)

@@ -1,0 +1,20 @@
+// ancestry.h - which object made the loader load which: glibc's l_loader, which the
+// audit interface does not show. A library's DT_RPATH search goes up this chain
+// (the requester, the object that loaded it, and so on to the executable), so the
+// server needs it to replay the search (protocol.h, kResolve).
+//
+// The loader asks la_objsearch for a name on behalf of a requester (its cookie), then
+// maps the object it found and calls la_objopen for it: the requester of the last
+// search is the new object's loader. Called under the loader's lock.
+#pragma once
+
+#include <link.h>
+
+namespace piox_load {
+
+void note_search_by(const link_map *requester);
+void note_opened(const link_map *object);
+// The object that loaded `object`, or nullptr (the executable, or not seen).
+const link_map *loader_of(const link_map *object);
+
+}  // namespace piox_load
