@@ -54,18 +54,27 @@ bool under_prefix(const char *path)
     return false;
 }
 
-// The path libc should be given instead of `path`: the mirror's copy (in *scratch),
-// the node-local never-existing path, or `path` itself.
-const char *routed(const char *path, bool follow, PathText *scratch)
+// Whether `path` lies under a prefix, while the session serves: its absolute form is
+// then in *absolute.
+bool served(const char *path, PathText *absolute)
 {
-    if (!path || !session.active() || !*session.settings().python_prefixes)
-        return path;
+    return path && session.active() && *session.settings().python_prefixes &&
+           append_absolute(path, absolute) && !absolute->overflowed() && under_prefix(absolute->c_str());
+}
+
+bool is_served(const char *path)
+{
     PathText absolute;
-    if (!append_absolute(path, &absolute) || absolute.overflowed() || !under_prefix(absolute.c_str()))
-        return path;
-    switch (session.map(absolute.c_str(), follow, scratch)) {
+    return served(path, &absolute);
+}
+
+// What libc is given for `path`, after the server's answer: the node-local path it
+// named (in `found`), the never-existing path, or `path` itself.
+const char *answered(Answer answer, const PathText &found, const char *path)
+{
+    switch (answer) {
     case Answer::kFound:
-        return scratch->c_str();
+        return found.c_str();
     case Answer::kMissing:
         return session.settings().never_existing;
     case Answer::kPassThrough:
@@ -74,16 +83,19 @@ const char *routed(const char *path, bool follow, PathText *scratch)
     return path;
 }
 
+// The path libc should be given instead of `path` to open or stat it: the mirror's
+// copy (in *scratch), the node-local never-existing path, or `path` itself.
+const char *routed(const char *path, bool follow, PathText *scratch)
+{
+    PathText absolute;
+    if (!served(path, &absolute))
+        return path;
+    return answered(session.map(absolute.c_str(), follow, scratch), *scratch, path);
+}
+
 bool reads_only(int flags)
 {
     return (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC | O_TMPFILE));
-}
-
-bool is_served(const char *path)
-{
-    PathText absolute;
-    return path && session.active() && *session.settings().python_prefixes &&
-           append_absolute(path, &absolute) && !absolute.overflowed() && under_prefix(absolute.c_str());
 }
 
 // Nothing is created under the prefixes: an exclusive create or a mkdir (Python
@@ -162,17 +174,9 @@ int access_wrapper(const char *path, int mode)
 void *opendir_wrapper(const char *path)
 {
     PathText absolute, listing;
-    if (!is_served(path) || !append_absolute(path, &absolute) || absolute.overflowed())
+    if (!served(path, &absolute))
         return originals.opendir(path);
-    switch (session.list(absolute.c_str(), &listing)) {
-    case Answer::kFound:
-        return originals.opendir(listing.c_str());
-    case Answer::kMissing:
-        return originals.opendir(session.settings().never_existing);
-    case Answer::kPassThrough:
-        break;
-    }
-    return originals.opendir(path);
+    return originals.opendir(answered(session.list(absolute.c_str(), &listing), listing, path));
 }
 
 int mkdir_wrapper(const char *path, unsigned mode)

@@ -43,20 +43,20 @@ bool file_offset(const std::vector<Elf64_Phdr>& headers, uint64_t address, uint6
     return false;
 }
 
-std::vector<std::string> split_path_list(const std::string& list)
+}  // namespace
+
+std::vector<std::string> split_path_list(const std::string& list, const char* separators)
 {
     std::vector<std::string> parts;
     size_t at = 0;
     while (true) {
-        size_t colon = list.find(':', at);
-        parts.push_back(list.substr(at, colon == std::string::npos ? std::string::npos : colon - at));
-        if (colon == std::string::npos)
+        size_t end = list.find_first_of(separators, at);
+        parts.push_back(list.substr(at, end == std::string::npos ? std::string::npos : end - at));
+        if (end == std::string::npos)
             return parts;
-        at = colon + 1;
+        at = end + 1;
     }
 }
-
-}  // namespace
 
 bool is_loadable_object(const std::string& bytes)
 {

@@ -27,6 +27,10 @@ bool is_loadable_object(const std::string& bytes);
 // `bytes` is not a loadable object. A copy holding only these loads as the whole.
 std::vector<std::pair<uint64_t, uint64_t>> loaded_ranges(const std::string& bytes);
 
+// A search path split at any of `separators` (":" in a run path; ":;" in
+// LD_LIBRARY_PATH), empty entries kept.
+std::vector<std::string> split_path_list(const std::string& list, const char* separators = ":");
+
 // The dynamic information of an ELF file (an executable or a shared object); empty
 // when it has none or is not ELF.
 DynamicInfo read_dynamic_info(const std::string& bytes);

@@ -14,21 +14,6 @@ namespace piox_load {
 
 namespace {
 
-std::vector<std::string> split_library_path(const std::string& list)
-{
-    std::vector<std::string> dirs;
-    if (list.empty())
-        return dirs;  // unset: no directories (an empty entry would mean ".")
-    size_t at = 0;
-    while (true) {
-        size_t colon = list.find_first_of(":;", at);  // glibc splits at both
-        dirs.push_back(list.substr(at, colon == std::string::npos ? std::string::npos : colon - at));
-        if (colon == std::string::npos)
-            return dirs;
-        at = colon + 1;
-    }
-}
-
 bool exists(const std::string& path)
 {
     struct stat st;
@@ -51,9 +36,9 @@ Server::Server(const ServerOptions& options, const std::string& node, SystemSear
     rank_zero_ = rank == 0;
 }
 
-bool Server::reply_found(const Request& request, const std::string& path)
+bool Server::reply_found(const Request& request, const std::string& path, bool follow, bool strip)
 {
-    if (view_.materialize(path, true, options_.strip) != 0) {
+    if (view_.materialize(path, follow, strip) != 0) {
         port_.reply(request.connection, request.op, kRefused);
         return true;
     }
@@ -70,7 +55,7 @@ bool Server::answer_resolve(const Request& request, const ProcessContext& proces
         return false;
     }
     if (outcome.state == SearchOutcome::kFound)
-        return reply_found(request, outcome.path);
+        return reply_found(request, outcome.path, true, options_.strip);
     port_.reply(request.connection, request.op, kMissing, outcome.searched);
     return true;
 }
@@ -86,7 +71,7 @@ bool Server::answer_open(const Request& request)
         return false;
     }
     if (r.state == Resolution::kDone && r.item->is_regular() && is_loadable_object(r.item->bytes))
-        return reply_found(request, path);
+        return reply_found(request, path, true, options_.strip);
     port_.reply(request.connection, request.op, kMissing);
     return true;
 }
@@ -117,13 +102,10 @@ bool Server::answer_map(const Request& request)
     Resolution r;
     if (Step step = resolve_for_application(request, path, follow, r); step != Step::kResolved)
         return step == Step::kAnswered;
-    bool mirrored = r.state == Resolution::kDone &&
-                    (r.item->is_regular() || r.item->is_directory() || r.item->is_symlink()) &&
-                    view_.materialize(path, follow) == 0;
-    if (mirrored)
-        port_.reply(request.connection, request.op, kFound, {view_.mirror_root() + path});
-    else
-        port_.reply(request.connection, request.op, kRefused);
+    if (r.state == Resolution::kDone &&
+        (r.item->is_regular() || r.item->is_directory() || r.item->is_symlink()))
+        return reply_found(request, path, follow, false);  // data, not only what a loader maps
+    port_.reply(request.connection, request.op, kRefused);
     return true;
 }
 
@@ -157,7 +139,11 @@ bool Server::answer(const Request& request)
 {
     auto process = processes_.find(request.connection);
     if (request.op == kHello && request.strings.size() == 2) {
-        processes_[request.connection] = {request.strings[0], split_library_path(request.strings[1])};
+        // unset: no directories (an empty entry would mean "."); glibc splits at ':' and ';'
+        const std::string& library_path = request.strings[1];
+        processes_[request.connection] = {
+            request.strings[0],
+            library_path.empty() ? std::vector<std::string>() : split_path_list(library_path, ":;")};
         port_.reply(request.connection, request.op, kFound);
         return true;
     }

@@ -43,7 +43,8 @@ class Server {
                                  Resolution& r);
     bool answer_map(const Request& request);
     bool answer_list(const Request& request);
-    bool reply_found(const Request& request, const std::string& path);
+    // Mirrors `path` (a shared object's copy stripped when `strip`) and names the copy.
+    bool reply_found(const Request& request, const std::string& path, bool follow, bool strip);
 
     ServerOptions options_;
     std::string node_directory_;
