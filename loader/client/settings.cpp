@@ -33,6 +33,58 @@ const char *kernel_node_name(sys::Utsname *name)
     return sys::uname(name) == 0 ? name->nodename : nullptr;
 }
 
+// A decimal count below 2^31, or -1 for anything else (unset, empty, signs, letters).
+int64_t parse_count(const char *text)
+{
+    if (!text || !*text)
+        return -1;
+    int64_t value = 0;
+    for (; *text; ++text) {
+        if (*text < '0' || *text > '9' || value > (int64_t(1) << 31))
+            return -1;
+        value = value * 10 + (*text - '0');
+    }
+    return value < (int64_t(1) << 31) ? value : -1;
+}
+
+// This process's rank and the job's size, as its launcher exported them (Hydra's
+// PMI, Open MPI, Slurm): the loader runs long before MPI_Init, so nothing else
+// knows. A process with none of them (a singleton) is rank 0 of 1.
+void launcher_rank(const Environment &environment, int64_t *rank, int64_t *size)
+{
+    static const char *const kPairs[][2] = {
+        {"PMI_RANK", "PMI_SIZE"},
+        {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+        {"SLURM_PROCID", "SLURM_NTASKS"},
+    };
+    for (const auto &pair : kPairs) {
+        int64_t r = parse_count(environment.find(pair[0]));
+        int64_t s = parse_count(environment.find(pair[1]));
+        if (r >= 0 && s > r) {
+            *rank = r;
+            *size = s;
+            return;
+        }
+    }
+    *rank = 0;
+    *size = 1;
+}
+
+// With PIOX_LOAD_NODES=N (a count: N simulated nodes, served as node0 ... node<N-1>),
+// consecutive ranks share a node: rank r of s picks node r*N/s, as a launcher fills
+// real nodes in blocks. `name` receives "node<k>"; false when PIOX_LOAD_NODES is not
+// a count (names, or unset).
+bool simulated_node(const Environment &environment, PathText *name)
+{
+    int64_t nodes = parse_count(environment.find("PIOX_LOAD_NODES"));
+    if (nodes < 1)
+        return false;
+    int64_t rank = 0, size = 1;
+    launcher_rank(environment, &rank, &size);
+    name->append("node").append_decimal(uint64_t(rank * nodes / size));
+    return true;
+}
+
 }  // namespace
 
 int parse_timeout_ms(const char *seconds, int fallback)
@@ -66,7 +118,9 @@ SettingsRead read_settings(Settings *settings, MessageText *cause)
         return SettingsRead::kNotAsked;
 
     static sys::Utsname uname_result;
-    const char *node = environment.find("PIOX_HOSTNAME");
+    static PathText simulated;
+    const char *node = simulated_node(environment, &simulated) ? simulated.c_str()
+                                                                : environment.find("PIOX_HOSTNAME");
     if (!node || !*node)
         node = kernel_node_name(&uname_result);
     if (!node) {

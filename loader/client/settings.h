@@ -2,7 +2,9 @@
 //
 //   PIOX_LOAD_DIR      the load servers' directory (required: without it the client
 //                      steps aside and the process loads as stock)
-//   PIOX_HOSTNAME      this process's node (default: the kernel's node name)
+//   PIOX_LOAD_NODES    a count N: N simulated nodes on this machine; the process's
+//                      node is node<rank*N/size>, from its launcher's rank variables
+//   PIOX_HOSTNAME      otherwise, this process's node (default: the kernel's node name)
 //   PIOX_LOAD_TIMEOUT  seconds, e.g. 2 or 0.5 (default 2): the bound on every wait
 //                      for the server
 //   PIOX_LOAD_PYTHON_PREFIXES  directories, ':'-separated, under which the

@@ -2,14 +2,18 @@
 // the launcher as a job of its own beside the application (libraries load before
 // the application's MPI_Init, so the servers cannot be inside its job).
 //
-//   piox-loadd --dir DIR [--pull] [--readers K] [--preload FILE] [--strip]
+//   piox-loadd --dir DIR [--nodes N] [--pull] [--readers K] [--preload FILE] [--strip]
 //
 // Each server serves its node's processes on DIR/<node>/sock and keeps their copies
-// in DIR/<node>/root; <node> is PIOX_HOSTNAME, or MPI_Get_processor_name. When all
-// are ready (the readers have read FILE's paths, one absolute path a line), rank 0
-// writes DIR/ready. --strip: the copies of shared objects hold only what the loader
-// reads (a hole for the rest: section headers, symbols, debugging information). Creating DIR/stop (on rank 0's node) ends the
-// job: the servers remove their node directories and exit 0.
+// in DIR/<node>/root; <node> is PIOX_HOSTNAME, or MPI_Get_processor_name. --nodes N:
+// the job is N servers simulating N nodes on one machine, and rank r serves node<r>
+// (the client's PIOX_LOAD_NODES=N picks the same names). When all are ready (the
+// readers have read FILE's paths, one absolute path a line), rank 0 writes
+// DIR/ready. Creating DIR/stop on rank 0's node ends the job: the servers remove
+// their node directories and exit 0. The launcher does both on its own node, so
+// piox load puts its host first among the servers' hosts.
+// --strip: the copies of shared objects hold only what the loader reads (a hole for
+// the rest: section headers, symbols, debugging information).
 #include <mpi.h>
 
 #include <cerrno>
@@ -27,7 +31,16 @@ namespace {
 
 using piox_load::ServerOptions;
 
-const char kUsage[] = "usage: piox-loadd --dir DIR [--pull] [--readers K] [--preload FILE] [--strip]\n";
+const char kUsage[] =
+    "usage: piox-loadd --dir DIR [--nodes N] [--pull] [--readers K] [--preload FILE] [--strip]\n";
+
+// A count of at least 1 (and at most 2^20), or 0 for anything else.
+int parse_count(const char* text)
+{
+    char* end = nullptr;
+    long count = strtol(text, &end, 10);
+    return *text != '\0' && *end == '\0' && count >= 1 && count <= 1 << 20 ? static_cast<int>(count) : 0;
+}
 
 bool parse(int argc, char** argv, ServerOptions& options, std::string& error)
 {
@@ -41,14 +54,13 @@ bool parse(int argc, char** argv, ServerOptions& options, std::string& error)
             options.strip = true;
         } else if (arg == "--pull") {
             options.push = false;
-        } else if (arg == "--readers" && i + 1 < argc) {
-            char* end = nullptr;
-            long k = strtol(argv[++i], &end, 10);
-            if (*end != '\0' || k < 1 || k > 1 << 20) {
-                error = std::string("--readers ") + argv[i] + ": expected a count of at least 1";
+        } else if ((arg == "--readers" || arg == "--nodes") && i + 1 < argc) {
+            int count = parse_count(argv[++i]);
+            if (count == 0) {
+                error = arg + " " + argv[i] + ": expected a count of at least 1";
                 return false;
             }
-            options.readers = static_cast<int>(k);
+            (arg == "--readers" ? options.readers : options.simulated_nodes) = count;
         } else {
             error = "unknown or incomplete option '" + arg + "'";
             return false;
@@ -61,8 +73,17 @@ bool parse(int argc, char** argv, ServerOptions& options, std::string& error)
     return true;
 }
 
-std::string node_name()
+std::string node_name(int simulated_nodes, std::string& error)
 {
+    if (simulated_nodes > 0) {
+        int rank = 0, size = 1;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        if (size != simulated_nodes)
+            error = "--nodes " + std::to_string(simulated_nodes) + " needs as many servers, not " +
+                    std::to_string(size);
+        return "node" + std::to_string(rank);
+    }
     if (const char* name = getenv("PIOX_HOSTNAME"); name != nullptr && *name != '\0')
         return name;
     char name[MPI_MAX_PROCESSOR_NAME];
@@ -119,13 +140,15 @@ int main(int argc, char** argv)
         MPI_Finalize();
         return 2;
     }
-    const std::string node = node_name();
+    const std::string node = node_name(options.simulated_nodes, error);
     const std::string node_directory = options.directory + "/" + node;
-    error = duplicate_node(node);
+    if (error.empty())
+        error = duplicate_node(node);
     // DIR itself is made here on nodes other than the launcher's.
     if (error.empty() && mkdir(options.directory.c_str(), 0700) != 0 && errno != EEXIST)
         error = "cannot create " + options.directory + ": " + strerror(errno);
-    if (error.empty() && mkdir(node_directory.c_str(), 0700) != 0)
+    bool created = false;  // only what this server made is removed at the end
+    if (error.empty() && !(created = mkdir(node_directory.c_str(), 0700) == 0))
         error = "cannot create " + node_directory + ": " + strerror(errno);
     piox_load::SystemSearch system;
     if (error.empty())
@@ -140,7 +163,7 @@ int main(int argc, char** argv)
             status = 0;
         }
     }
-    if (error.find("two servers") == std::string::npos)
+    if (created)
         remove_tree(node_directory);
     MPI_Finalize();
     return status;

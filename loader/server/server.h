@@ -24,13 +24,14 @@ struct ServerOptions {
     bool push = true;
     std::string preload;  // a file of absolute paths each reader reads before ready
     bool strip = false;   // libraries' copies keep only what the loader reads
+    int simulated_nodes = 0;  // --nodes N: rank r serves node<r> (0: a real node each)
 };
 
 class Server {
   public:
     Server(const ServerOptions& options, const std::string& node, SystemSearch system, MPI_Comm world);
     int setup_error() const { return port_.error(); }
-    // Serves until the job's end was asked for (rank 0: the file <directory>/stop).
+    // Serves until the job's end was asked for (the file <directory>/stop, on rank 0's node).
     void run();
 
   private:

@@ -10,6 +10,8 @@ of processes and nodes, push or pull; what still grows is the kernel's own openi
 of each process's executable at exec, which no auditor sees (NOTES.md §5).
 """
 import os
+import shutil
+import socket
 import subprocess
 
 import pytest
@@ -21,6 +23,7 @@ from test_counting_fs import counts, mount_counting
 PIOX = BUILD / "bin" / "piox"
 AUDIT = BUILD / "loader" / "libpiox_load_audit.so"
 SERVER = BUILD / "loader" / "piox-loadd"
+HERE = socket.gethostname()
 
 
 def piox_load(command, env=None, options=(), nodes=None, timeout=300):
@@ -112,6 +115,41 @@ def test_nodes_share_what_their_reader_read(loader_tree, counted_tree, options, 
     assert done.stdout == case.expected * 4
     library_opens = ops["open"] - 4  # each process's executable, opened by the kernel
     assert readers * loader_cases.LIBRARIES <= library_opens <= readers * (loader_cases.LIBRARIES + 1), ops
+
+
+@pytest.mark.parametrize("launcher", [["mpiexec", "-n", "4"],
+                                      ["mpirun.openmpi", "--allow-run-as-root", "--oversubscribe", "-np", "4"]])
+def test_processes_pick_their_simulated_node_by_rank(tmp_path, launcher):
+    """--nodes 2 under Hydra and Open MPI's mpirun: ranks 0 and 1 map their libc from
+    node0's cache, ranks 2 and 3 from node1's (consecutive ranks share a node)."""
+    if not shutil.which(launcher[0]):
+        pytest.skip(f"{launcher[0]} is not installed")
+    report = ('echo "${PMI_RANK:-$OMPI_COMM_WORLD_RANK}'
+              ' $(grep -o "/piox-load[.][^/]*/[^/]*/root/" /proc/$$/maps | sort -u | cut -d/ -f3)"')
+    done = piox_load([*launcher, "/bin/sh", "-c", report], options=["--nodes", "2"],
+                     env={"PIOX_LOAD_BASE": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert sorted(done.stdout.splitlines()) == ["0 node0", "1 node0", "2 node1", "3 node1"], done.stdout
+    assert not list(tmp_path.iterdir()), "piox load left its directory behind"
+
+
+def test_operations_are_the_same_over_1_2_and_4_simulated_nodes(loader_tree, counted_tree):
+    """The chain as 4 processes over 1, 2 and 4 simulated nodes (--nodes): one reader
+    reads each library once, and the job's operations do not depend on the node count."""
+    case = loader_tree["cases"]["chain"]
+    command = ["mpiexec", "-n", "4"] + case.command(counted_tree)
+    jobs = {nodes: used(counted_tree, lambda: piox_load(command, options=["--nodes", str(nodes)]))
+            for nodes in (1, 2, 4)}
+    for nodes, (done, ops) in jobs.items():
+        assert done.stdout == case.expected * 4, (nodes, done.stdout)
+        library_opens = ops["open"] - 4  # each process's executable, opened by the kernel
+        assert loader_cases.LIBRARIES <= library_opens <= loader_cases.LIBRARIES + 1, (nodes, ops)
+    # Reads alone may differ by a few: the kernel reads each process's executable at
+    # exec in as many pieces as its readahead makes, which no server sees.
+    seen = {nodes: ops for nodes, (_, ops) in jobs.items()}
+    for op in seen[1]:
+        values = [seen[nodes][op] for nodes in (1, 2, 4)]
+        assert max(values) - min(values) <= (4 if op == "read" else 0), (op, seen)
 
 
 def test_the_server_refuses_bad_requests_and_serves_on():
@@ -231,20 +269,26 @@ def test_strip_keeps_only_what_the_loader_reads(tmp_path, strip):
 
 def test_servers_start_one_per_host_of_the_job(tmp_path):
     """Which servers piox load starts (PIOX_LOAD_DRY_RUN: it says, and runs nothing): one
-    per host the command's launcher names (Hydra's -hosts, Open MPI's hostfile), an
-    overlapping step under srun, simulated nodes, or one here. Real hosts and Slurm
+    per host the command's launcher names (Hydra's -hosts, Open MPI's hostfile), this
+    host first, where rank 0 writes the ready file and watches for the stop file; an
+    overlapping step under srun; simulated nodes; or one here. Real hosts and Slurm
     cannot run on this machine: this checks the commands only."""
     hostfile = tmp_path / "hosts"
-    hostfile.write_text("n1 slots=4\n# a comment\nn2:2\nn1\n")
+    hostfile.write_text(f"n1 slots=4\n# a comment\nn2:2\nn1\n{HERE}\n")
     cases = [
-        (["mpiexec", "-hosts", "a,b:2,a", "-n", "4", "./app"], {}, "mpiexec -hosts a,b -ppn 1 -n 2 "),
+        (["mpiexec", "-hosts", "a,b:2,a", "-n", "4", "./app"], {},
+         f"mpiexec -hosts {HERE},a,b -ppn 1 -n 3 "),
+        (["mpiexec", "-hosts", "a,localhost", "-n", "4", "./app"], {},
+         f"mpiexec -hosts {HERE},a -ppn 1 -n 2 "),
         (["mpirun.openmpi", "--hostfile", str(hostfile), "-np", "4", "./app"], {},
-         "mpiexec -hosts n1,n2 -ppn 1 -n 2 "),
+         f"mpiexec -hosts {HERE},n1,n2 -ppn 1 -n 3 "),
         (["srun", "-n", "6", "./app"], {"SLURM_JOB_NUM_NODES": "3"},
          "srun --overlap --ntasks-per-node=1 --nodes=3 "),
         (["mpiexec", "-n", "2", "./app"], {}, "mpiexec -n 1 "),
         (["mpiexec", "-n", "2", "./app"], {"PIOX_LOAD_NODES": "x y"},
          "mpiexec -n 1 -env PIOX_HOSTNAME x "),
+        (["mpiexec", "-n", "8", "./app"], {"PIOX_LOAD_NODES": "4"},
+         f"mpiexec -n 4 {SERVER} --dir "),
     ]
     for command, env, servers in cases:
         done = piox_load(command, env={"PIOX_LOAD_DRY_RUN": "1", "PIOX_LOAD_BASE": str(tmp_path), **env},
@@ -254,6 +298,36 @@ def test_servers_start_one_per_host_of_the_job(tmp_path):
         assert lines[0].startswith(f"servers: {servers}") and str(SERVER) in lines[0], (command, lines)
         assert lines[1].endswith(" ".join(command)) and f"LD_AUDIT={AUDIT}" in lines[1], (command, lines)
     assert list(tmp_path.iterdir()) == [hostfile]  # no job directory left behind
+
+
+def test_bad_options_are_refused_before_anything_starts(tmp_path):
+    """Each mistake gets exit status 2 and a message naming it; no server starts and
+    no job directory is left behind."""
+    cases = [(["--readers", "0"], {}, "--readers needs a count"),
+             (["--nodes", "0"], {}, "--nodes needs a count"),
+             (["--nodes", "two"], {}, "--nodes needs a count"),
+             (["--python-prefix", "relative"], {}, "--python-prefix needs an absolute"),
+             (["--preload", str(tmp_path / "absent")], {}, "--preload needs a readable file"),
+             (["--bogus"], {}, "unknown option '--bogus'"),
+             ([], {"PIOX_LOAD_NODES": "0"}, "PIOX_LOAD_NODES=0"),
+             ([], {}, "no command to run")]
+    for options, env, message in cases:
+        command = [] if message == "no command to run" else ["/bin/true"]
+        environment = {**os.environ, "PIOX_LOAD_BASE": str(tmp_path), **env}
+        done = subprocess.run([str(PIOX), "load", *options, *command], capture_output=True,
+                              text=True, timeout=60, env=environment)
+        assert done.returncode == 2 and f"piox load: {message}" in done.stderr, (options, env, done)
+    assert not list(tmp_path.iterdir())
+
+
+def test_servers_refuse_a_node_count_that_is_not_their_number(tmp_path):
+    """piox-loadd --nodes 3 as 2 servers: both say why and exit non-zero, leaving the
+    directory as they found it."""
+    done = subprocess.run(["mpiexec", "-n", "2", str(SERVER), "--dir", str(tmp_path), "--nodes", "3"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert done.stderr.count("--nodes 3 needs as many servers, not 2") == 2, done.stderr
+    assert not list(tmp_path.iterdir())
 
 
 @pytest.mark.parametrize("name", loader_cases.NAMES)
