@@ -462,6 +462,50 @@ static void dump_files(const char *id, const unsigned char *got, MPI_Offset got_
     }
 }
 
+/* The file before the access, as the standard sees it: `prior` bytes of the pattern. */
+static struct oracle_file prior_image(const struct spec_case *k)
+{
+    struct oracle_file image = {NULL, NULL, 0, 0};
+    image.cap = k->prior + 1;
+    image.bytes = malloc((size_t)image.cap);
+    image.defined = malloc((size_t)image.cap);
+    memset(image.defined, 1, (size_t)image.cap);
+    for (MPI_Offset i = 0; i < k->prior; i++)
+        image.bytes[i] = prior_byte(i);
+    image.size = k->prior;
+    return image;
+}
+
+/* Open MPI 4.1's OMPIO never completes a nonblocking or split-collective read that
+ * reaches the end of file: of the 200 seeded cases, the 34 that hung under stock
+ * Open MPI were all such reads, and all 18 such reads that stopped short of the end
+ * completed. Each hang costs the harness a launch. So with
+ * $DIFFERENTIAL_KNOWN_SHORT_READ_HANG set (stock Open MPI only), such a case is not
+ * run: rank 0 prints "ID hang known=..." (test_differential_open_mpi.py runs one
+ * without it, to notice when Open MPI mends this). Every rank decides alike. */
+static int known_short_read_hang(const struct spec_case *k, const struct types *t,
+                                 const struct routine *rt, MPI_Offset shift)
+{
+    if (!getenv("DIFFERENTIAL_KNOWN_SHORT_READ_HANG") || rt->write ||
+        !(rt->mode == NONBLOCKING || rt->mode == SPLIT || rt->mode == NONBLOCKING_COLLECTIVE))
+        return 0;
+    int mtype_size = 0, short_read = 0;
+    MPI_Type_size(t->mtype, &mtype_size);
+    struct oracle_file image = prior_image(k);
+    for (int r = 0; r < nprocs && !short_read; r++) {
+        struct rank_access ra = access_of(k, t, 0, r, shift);
+        unsigned char *expect = fresh_buffer(&ra, r), *touched = calloc((size_t)ra.alloc, 1);
+        struct oracle_result res;
+        oracle_apply(&ra.a, &image, expect + ra.origin, touched + ra.origin, &res);
+        short_read = res.bytes < (MPI_Offset)ra.a.count * mtype_size;
+        free(expect);
+        free(touched);
+    }
+    free(image.bytes);
+    free(image.defined);
+    return short_read;
+}
+
 static void run_case(const struct spec_case *k)
 {
     char err[1024] = "";
@@ -494,6 +538,12 @@ static void run_case(const struct spec_case *k)
     oracle_footprint(&zero.a, &lo, &hi, &mlo, &mhi);
     shift = ((hi - k->disp + 15) / 16) * 16 + 16;
 
+    if (known_short_read_hang(k, &t, &rt, shift)) {
+        if (rank == 0)
+            printf("%s hang known=open-mpi-short-async-read\n", k->id);
+        free_types(&t);
+        return;
+    }
     struct rank_access mine = access_of(k, &t, rt.write, rank, shift);
     unsigned char *buf = access_buffer(&mine, rank);
     if (rank == 0)
@@ -507,14 +557,7 @@ static void run_case(const struct spec_case *k)
     o.buf = fnv(buf, (size_t)mine.alloc);
 
     /* The standard's answer: the file as rank 0 wrote it, then each rank's access. */
-    struct oracle_file want = {NULL, NULL, 0, 0};
-    want.cap = k->prior + 1;
-    want.bytes = malloc((size_t)want.cap);
-    want.defined = malloc((size_t)want.cap);
-    memset(want.defined, 1, (size_t)want.cap);
-    for (MPI_Offset i = 0; i < k->prior; i++)
-        want.bytes[i] = prior_byte(i);
-    want.size = k->prior;
+    struct oracle_file want = prior_image(k);
     struct oracle_result mine_want = {0, 0, 0};
     MPI_Offset total_advance = 0;
     for (int r = 0; r < nprocs; r++) {
