@@ -1,0 +1,74 @@
+"""The plain-MPI Jacobi of issue 18 (desync/examples/jacobi_mpi.c), the twin the
+DesyncFS version will be held to, bit for bit. Its final grid must be the bytes of an
+independent reference (numpy, the same sums in the same order: jacobi_kernel.h) at
+every rank count and with a laggard, and a laggard's schedule must hold."""
+import re
+
+import numpy
+import pytest
+
+from conftest import BUILD
+
+JACOBI = BUILD / "desync" / "examples" / "jacobi_mpi"
+N, BLOCK, VERSIONS = 72, 4, 40
+
+
+def reference(n, versions):
+    """The grid after `versions` steps, from jacobi_kernel.h's definition."""
+    grid = numpy.zeros((n + 2, n + 2))
+    grid[0, :] = 1.0                                    # i = -1: the top edge
+    grid[1:n + 1, 0] = numpy.arange(n) / float(n)       # j = -1: i / n
+    grid[n + 1, 0] = 1.0                                # (n, -1): never read
+    for _ in range(versions):
+        inner = 0.25 * ((grid[:-2, 1:-1] + grid[2:, 1:-1]) + (grid[1:-1, :-2] + grid[1:-1, 2:]))
+        grid = grid.copy()
+        grid[1:-1, 1:-1] = inner
+    return grid[1:-1, 1:-1]
+
+
+@pytest.fixture(scope="module")
+def expected():
+    return reference(N, VERSIONS).tobytes()
+
+
+def run_jacobi(mpirun, ranks, output, *options):
+    if not JACOBI.exists():
+        pytest.fail(f"{JACOBI} is missing: run `make check` in {BUILD}")
+    return mpirun(ranks, [JACOBI, N, BLOCK, VERSIONS, output, *options], piox=False, timeout=120)
+
+
+@pytest.mark.parametrize("ranks", [1, 4, 9])
+def test_the_grid_is_the_references_bytes(mpirun, tmp_path, expected, ranks):
+    output = tmp_path / "grid"
+    done = run_jacobi(mpirun, ranks, output)
+    assert done.returncode == 0, done.stderr
+    assert f"jacobi_mpi ranks={ranks} n={N} block={BLOCK} versions={VERSIONS} " in done.stdout
+    assert output.read_bytes() == expected
+
+
+def test_a_laggard_keeps_the_bytes_and_sets_the_pace(mpirun, tmp_path, expected):
+    """Rank 1 at factor 3, 100 us per block: each of its steps lasts at least its
+    81 blocks (36 x 36 points in 4 x 4 blocks) times 300 us, and the others wait for it."""
+    output = tmp_path / "grid"
+    done = run_jacobi(mpirun, 4, output, "--cost-us", "100", "--laggard", "1:3")
+    assert done.returncode == 0, done.stderr
+    assert output.read_bytes() == expected
+    seconds = float(re.search(r"seconds=([0-9.]+)", done.stdout)[1])
+    assert seconds >= VERSIONS * 81 * 300e-6
+
+
+@pytest.mark.parametrize("ranks,arguments,message", [
+    (3, [N, BLOCK, VERSIONS], "the number of ranks must be a square"),
+    (4, [70, BLOCK, VERSIONS], "N must be a multiple of sqrt(ranks) times B"),
+    (4, [N, 0, VERSIONS], "N, B and VERSIONS must be positive integers"),
+    (4, [N, BLOCK, VERSIONS, "--laggard", "4:2"], "--laggard needs RANK:FACTOR"),
+    (4, [N, BLOCK, VERSIONS, "--laggard", "1:0.5"], "--laggard needs RANK:FACTOR"),
+    (1, [N, BLOCK, VERSIONS, "--bogus"], "unknown or incomplete option"),
+])
+def test_bad_arguments_are_refused(mpirun, tmp_path, ranks, arguments, message):
+    output = tmp_path / "grid"
+    argv = [JACOBI, *arguments[:3], output, *arguments[3:]]
+    done = mpirun(ranks, argv, piox=False, timeout=60)
+    assert done.returncode != 0 and f"jacobi_mpi: {message}" in done.stderr, done.stderr
+    assert done.stderr.count("jacobi_mpi:") == 1  # said once, by rank 0
+    assert not output.exists()
