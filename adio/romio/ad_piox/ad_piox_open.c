@@ -75,33 +75,56 @@ static int PIOX_Teardown(MPI_Comm comm, int keyval, void *attr, void *extra)
     return err1 != MPI_SUCCESS ? err1 : err2;
 }
 
+/* Whether `err` is MPI_SUCCESS on every process of comm (collective). */
+static int PIOX_all_agree(MPI_Comm comm, int err)
+{
+    int failed = (err != MPI_SUCCESS), any_failed = 1;
+    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, comm);
+    return !any_failed;
+}
+
+/* Whether no process of comm made the thing (`made` is this process's answer). */
+static int PIOX_none_made(MPI_Comm comm, int made)
+{
+    int any_made = 1;
+    MPI_Allreduce(&made, &any_made, 1, MPI_INT, MPI_MAX, comm);
+    return !any_made;
+}
+
 void ADIOI_PIOX_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code)
 {
     static char myname[] = "ADIOI_PIOX_OPENCOLL";
     ADIOI_PIOX_File *file;
-    int failed, any_failed, err;
+    int err, lock_made;
 
     ADIOI_GEN_OpenColl(fd, rank, access_mode, error_code);
 
     /* Every process gets here, opened or not; create the locks only if the
      * open worked everywhere, so that creation stays collective. */
-    failed = (*error_code != MPI_SUCCESS);
-    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, fd->comm);
-    if (any_failed)
+    if (!PIOX_all_agree(fd->comm, *error_code))
         return;
 
+    /* Each collective step is agreed on before the next, so that a step that failed
+     * everywhere (the usual case: the same resources run out on every process) is
+     * undone everywhere: the lock's free is collective too. Only a step that failed
+     * on some processes and not others leaves what they made, rather than hang. */
     file = ADIOI_Calloc(1, sizeof(*file));
-    err = piox_lock_create(fd->comm, PIOX_LOCK_RANGE, &file->data.lock);
+    err = PIOX_keyval == MPI_KEYVAL_INVALID
+              ? MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, PIOX_Teardown, &PIOX_keyval, NULL)
+              : MPI_SUCCESS;
+    if (PIOX_all_agree(fd->comm, err))
+        err = piox_lock_create(fd->comm, PIOX_LOCK_RANGE, &file->data.lock);
+    else
+        err = MPI_ERR_OTHER;
+    lock_made = PIOX_all_agree(fd->comm, err);
     /* MPI_MODE_APPEND: open.c sets the pointer to the end afterwards */
-    if (err == MPI_SUCCESS)
+    if (lock_made)
         err = piox_sfp_create(fd->comm, 0, PIOX_SFP_TRANSPORT_AUTO, &file->sfp);
-    if (err == MPI_SUCCESS && PIOX_keyval == MPI_KEYVAL_INVALID)
-        err = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, PIOX_Teardown, &PIOX_keyval, NULL);
-    failed = (err != MPI_SUCCESS);
-    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, fd->comm);
-    if (any_failed) {
-        /* A lock another process lacks cannot be freed (the free is
-         * collective): leave it rather than hang; the open fails. */
+    if (!lock_made || !PIOX_all_agree(fd->comm, err)) {
+        if (lock_made && PIOX_none_made(fd->comm, file->sfp != NULL))
+            piox_lock_free(&file->data.lock);
+        if (file->data.lock == NULL && file->sfp == NULL)
+            ADIOI_Free(file);
         *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname,
                                            __LINE__, MPI_ERR_OTHER, "**io", "**io %s",
                                            "piox: cannot create the file's lock and pointer");
