@@ -36,6 +36,13 @@ def test_lock_service_is_clean(mpirun, program):
                   piox=False, timeout=600))
 
 
+def test_desync_jacobi_twin_is_clean(tmp_path, mpirun):
+    """desync/examples/jacobi_mpi (issue 18's MPI twin) at 4 ranks, without piox."""
+    jacobi = BUILD / "desync" / "examples" / "jacobi_mpi"
+    result = mpirun(4, VALGRIND + [jacobi, 24, 4, 5, tmp_path / "grid"], piox=False, timeout=600)
+    assert result.returncode == 0 and "jacobi_mpi ranks=4" in result.stdout, result.stderr
+
+
 @pytest.mark.parametrize("mode", ["write_shared", "iwrite_shared", "write_ordered_split"])
 def test_records_are_clean(mode, tmp_path, mpirun, program):
     path = tmp_path / "records"
