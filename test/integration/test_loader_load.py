@@ -303,20 +303,19 @@ def test_servers_start_one_per_host_of_the_job(tmp_path):
 def test_bad_options_are_refused_before_anything_starts(tmp_path):
     """Each mistake gets exit status 2 and a message naming it; no server starts and
     no job directory is left behind."""
-    cases = [(["--readers", "0"], {}, "--readers needs a count"),
-             (["--nodes", "0"], {}, "--nodes needs a count"),
-             (["--nodes", "two"], {}, "--nodes needs a count"),
-             (["--python-prefix", "relative"], {}, "--python-prefix needs an absolute"),
-             (["--preload", str(tmp_path / "absent")], {}, "--preload needs a readable file"),
-             (["--bogus"], {}, "unknown option '--bogus'"),
-             ([], {"PIOX_LOAD_NODES": "0"}, "PIOX_LOAD_NODES=0"),
-             ([], {}, "no command to run")]
-    for options, env, message in cases:
+    cases = [(["--readers", "0"], None, "--readers needs a count"),
+             (["--nodes", "0"], None, "--nodes needs a count"),
+             (["--nodes", "two"], None, "--nodes needs a count"),
+             (["--python-prefix", "relative"], None, "--python-prefix needs an absolute"),
+             (["--preload", str(tmp_path / "absent")], None, "--preload needs a readable file"),
+             (["--bogus"], None, "unknown option '--bogus'"),
+             ([], ["0"], "PIOX_LOAD_NODES=0"),
+             ([], None, "no command to run")]
+    for options, nodes, message in cases:
         command = [] if message == "no command to run" else ["/bin/true"]
-        environment = {**os.environ, "PIOX_LOAD_BASE": str(tmp_path), **env}
-        done = subprocess.run([str(PIOX), "load", *options, *command], capture_output=True,
-                              text=True, timeout=60, env=environment)
-        assert done.returncode == 2 and f"piox load: {message}" in done.stderr, (options, env, done)
+        done = piox_load(command, env={"PIOX_LOAD_BASE": str(tmp_path)}, options=options, nodes=nodes,
+                         timeout=60)
+        assert done.returncode == 2 and f"piox load: {message}" in done.stderr, (options, nodes, done)
     assert not list(tmp_path.iterdir())
 
 
