@@ -128,21 +128,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "jacobi_mpi: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    /* The fixed boundary where the square touches the grid's edge (both arrays: the
-     * halo cells there are never received). */
+    /* The fixed boundary where the square touches the grid's edge, in both arrays:
+     * the halo cells there are never received. */
     for (long k = 0; k < m + 2; k++) {
-        double *arrays[2] = {cur, next};
-        for (int a = 0; a < 2; a++) {
-            if (row0 == 0)
-                AT(arrays[a], 0, k) = jacobi_boundary(-1, col0 + k - 1, o.n);
-            if (row0 + m == o.n)
-                AT(arrays[a], m + 1, k) = jacobi_boundary(o.n, col0 + k - 1, o.n);
-            if (col0 == 0)
-                AT(arrays[a], k, 0) = jacobi_boundary(row0 + k - 1, -1, o.n);
-            if (col0 + m == o.n)
-                AT(arrays[a], k, m + 1) = jacobi_boundary(row0 + k - 1, o.n, o.n);
-        }
+        if (row0 == 0)
+            AT(cur, 0, k) = jacobi_boundary(-1, col0 + k - 1, o.n);
+        if (row0 + m == o.n)
+            AT(cur, m + 1, k) = jacobi_boundary(o.n, col0 + k - 1, o.n);
+        if (col0 == 0)
+            AT(cur, k, 0) = jacobi_boundary(row0 + k - 1, -1, o.n);
+        if (col0 + m == o.n)
+            AT(cur, k, m + 1) = jacobi_boundary(row0 + k - 1, o.n, o.n);
     }
+    memcpy(next, cur, (size_t)((m + 2) * (m + 2)) * sizeof *cur);
     int up = row0 > 0 ? rank - q : MPI_PROC_NULL, down = row0 + m < o.n ? rank + q : MPI_PROC_NULL;
     int left = col0 > 0 ? rank - 1 : MPI_PROC_NULL, right = col0 + m < o.n ? rank + 1 : MPI_PROC_NULL;
     MPI_Datatype column;
