@@ -476,6 +476,32 @@ static struct oracle_file prior_image(const struct spec_case *k)
     return image;
 }
 
+/* What the standard says rank r's access does (the oracle applies it to `image`): its
+ * result, and the rank's buffer after it (`expect`, ra.alloc bytes) with the bytes
+ * the access defines marked in `touched`. free_rank_answer frees them. */
+struct rank_answer {
+    struct rank_access ra;
+    unsigned char *expect, *touched;
+    struct oracle_result res;
+};
+
+static struct rank_answer answer_of_rank(const struct spec_case *k, const struct types *t, int write,
+                                         int r, MPI_Offset shift, struct oracle_file *image)
+{
+    struct rank_answer a;
+    a.ra = access_of(k, t, write, r, shift);
+    a.expect = fresh_buffer(&a.ra, r);
+    a.touched = calloc((size_t)a.ra.alloc, 1);
+    oracle_apply(&a.ra.a, image, a.expect + a.ra.origin, a.touched + a.ra.origin, &a.res);
+    return a;
+}
+
+static void free_rank_answer(struct rank_answer *a)
+{
+    free(a->expect);
+    free(a->touched);
+}
+
 /* Open MPI 4.1's OMPIO never completes a nonblocking or split-collective read that
  * reaches the end of file: of the 200 seeded cases, the 34 that hung under stock
  * Open MPI were all such reads, and all 18 such reads that stopped short of the end
@@ -493,13 +519,9 @@ static int known_short_read_hang(const struct spec_case *k, const struct types *
     MPI_Type_size(t->mtype, &mtype_size);
     struct oracle_file image = prior_image(k);
     for (int r = 0; r < nprocs && !short_read; r++) {
-        struct rank_access ra = access_of(k, t, 0, r, shift);
-        unsigned char *expect = fresh_buffer(&ra, r), *touched = calloc((size_t)ra.alloc, 1);
-        struct oracle_result res;
-        oracle_apply(&ra.a, &image, expect + ra.origin, touched + ra.origin, &res);
-        short_read = res.bytes < (MPI_Offset)ra.a.count * mtype_size;
-        free(expect);
-        free(touched);
+        struct rank_answer a = answer_of_rank(k, t, 0, r, shift, &image);
+        short_read = a.res.bytes < (MPI_Offset)a.ra.a.count * mtype_size;
+        free_rank_answer(&a);
     }
     free(image.bytes);
     free(image.defined);
@@ -561,21 +583,17 @@ static void run_case(const struct spec_case *k)
     struct oracle_result mine_want = {0, 0, 0};
     MPI_Offset total_advance = 0;
     for (int r = 0; r < nprocs; r++) {
-        struct rank_access ra = access_of(k, &t, rt.write, r, shift);
-        unsigned char *expect = fresh_buffer(&ra, r), *touched = calloc((size_t)ra.alloc, 1);
-        struct oracle_result res;
-        oracle_apply(&ra.a, &want, expect + ra.origin, touched + ra.origin, &res);
-        total_advance += res.advance;
+        struct rank_answer a = answer_of_rank(k, &t, rt.write, r, shift, &want);
+        total_advance += a.res.advance;
         if (r == rank) {
-            mine_want = res;
+            mine_want = a.res;
             /* what the read should have filled, and whether it wrote elsewhere */
-            o.buf_diff = diff_signature(buf, ra.alloc, expect, ra.alloc, touched, NULL);
-            for (MPI_Aint i = 0; i < ra.alloc && !o.buf_stray; i++)
-                o.buf_stray = !touched[i] && buf[i] != expect[i];
+            o.buf_diff = diff_signature(buf, a.ra.alloc, a.expect, a.ra.alloc, a.touched, NULL);
+            for (MPI_Aint i = 0; i < a.ra.alloc && !o.buf_stray; i++)
+                o.buf_stray = !a.touched[i] && buf[i] != a.expect[i];
             o.bad |= o.buf_diff || o.buf_stray ? BAD_BUF : 0;
         }
-        free(expect);
-        free(touched);
+        free_rank_answer(&a);
     }
     MPI_Offset want_pos = rt.ptr == AT       ? 0
                           : rt.ptr == SHARED ? k->off + total_advance
