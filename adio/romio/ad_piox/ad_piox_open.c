@@ -75,20 +75,12 @@ static int PIOX_Teardown(MPI_Comm comm, int keyval, void *attr, void *extra)
     return err1 != MPI_SUCCESS ? err1 : err2;
 }
 
-/* Whether `err` is MPI_SUCCESS on every process of comm (collective). */
-static int PIOX_all_agree(MPI_Comm comm, int err)
+/* Whether `flag` is true on any process of comm (collective). */
+static int PIOX_any(MPI_Comm comm, int flag)
 {
-    int failed = (err != MPI_SUCCESS), any_failed = 1;
-    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, comm);
-    return !any_failed;
-}
-
-/* Whether no process of comm made the thing (`made` is this process's answer). */
-static int PIOX_none_made(MPI_Comm comm, int made)
-{
-    int any_made = 1;
-    MPI_Allreduce(&made, &any_made, 1, MPI_INT, MPI_MAX, comm);
-    return !any_made;
+    int any = 1;
+    MPI_Allreduce(&flag, &any, 1, MPI_INT, MPI_MAX, comm);
+    return any;
 }
 
 void ADIOI_PIOX_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code)
@@ -101,7 +93,7 @@ void ADIOI_PIOX_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
 
     /* Every process gets here, opened or not; create the locks only if the
      * open worked everywhere, so that creation stays collective. */
-    if (!PIOX_all_agree(fd->comm, *error_code))
+    if (PIOX_any(fd->comm, *error_code != MPI_SUCCESS))
         return;
 
     /* Each collective step is agreed on before the next, so that a step that failed
@@ -112,16 +104,16 @@ void ADIOI_PIOX_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
     err = PIOX_keyval == MPI_KEYVAL_INVALID
               ? MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, PIOX_Teardown, &PIOX_keyval, NULL)
               : MPI_SUCCESS;
-    if (PIOX_all_agree(fd->comm, err))
+    if (!PIOX_any(fd->comm, err != MPI_SUCCESS))
         err = piox_lock_create(fd->comm, PIOX_LOCK_RANGE, &file->data.lock);
     else
         err = MPI_ERR_OTHER;
-    lock_made = PIOX_all_agree(fd->comm, err);
+    lock_made = !PIOX_any(fd->comm, err != MPI_SUCCESS);
     /* MPI_MODE_APPEND: open.c sets the pointer to the end afterwards */
     if (lock_made)
         err = piox_sfp_create(fd->comm, 0, PIOX_SFP_TRANSPORT_AUTO, &file->sfp);
-    if (!lock_made || !PIOX_all_agree(fd->comm, err)) {
-        if (lock_made && PIOX_none_made(fd->comm, file->sfp != NULL))
+    if (!lock_made || PIOX_any(fd->comm, err != MPI_SUCCESS)) {
+        if (lock_made && !PIOX_any(fd->comm, file->sfp != NULL))
             piox_lock_free(&file->data.lock);
         if (file->data.lock == NULL && file->sfp == NULL)
             ADIOI_Free(file);
