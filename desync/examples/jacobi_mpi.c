@@ -20,6 +20,7 @@
  * arguments (with a message), or 1 when an MPI call fails.
  */
 #include "jacobi_kernel.h"
+#include "jacobi_options.h"
 #include "laggard.h"
 
 #include <math.h>
@@ -28,63 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct options {
-    long n, block, versions;
-    const char *output;
-    int64_t cost_ns;
-    double factor; /* this rank's */
-};
-
 static int rank, nprocs;
-
-static int fail(const char *what)
-{
-    if (rank == 0)
-        fprintf(stderr, "jacobi_mpi: %s\n", what);
-    return 2;
-}
-
-static long positive(const char *text)
-{
-    char *end = NULL;
-    long value = strtol(text, &end, 10);
-    return *text && !*end && value > 0 ? value : -1;
-}
-
-/* 0, or 2 after saying what is wrong. */
-static int parse(int argc, char **argv, struct options *o)
-{
-    if (argc < 5)
-        return fail("usage: jacobi_mpi N B VERSIONS OUTPUT [--cost-us C] [--laggard RANK:FACTOR]...");
-    o->n = positive(argv[1]);
-    o->block = positive(argv[2]);
-    o->versions = positive(argv[3]);
-    o->output = argv[4];
-    o->cost_ns = 0;
-    o->factor = 1.0;
-    if (o->n < 0 || o->block < 0 || o->versions < 0)
-        return fail("N, B and VERSIONS must be positive integers");
-    for (int i = 5; i < argc; i++) {
-        if (!strcmp(argv[i], "--cost-us") && i + 1 < argc) {
-            long us = positive(argv[++i]);
-            if (us < 0)
-                return fail("--cost-us needs a positive integer");
-            o->cost_ns = us * 1000;
-        } else if (!strcmp(argv[i], "--laggard") && i + 1 < argc) {
-            int who = -1;
-            double factor = 0;
-            char tail;
-            if (sscanf(argv[++i], "%d:%lf%c", &who, &factor, &tail) != 2 || who < 0 ||
-                who >= nprocs || !(factor >= 1.0))
-                return fail("--laggard needs RANK:FACTOR, a rank of the job and a factor of at least 1");
-            if (who == rank)
-                o->factor = factor;
-        } else {
-            return fail("unknown or incomplete option");
-        }
-    }
-    return 0;
-}
 
 /* The local square with a halo ring: (m + 2)^2 doubles, row-major. */
 #define AT(a, i, j) ((a)[(size_t)(i) * (size_t)(m + 2) + (size_t)(j)])
@@ -109,13 +54,13 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    struct options o;
+    struct jacobi_options o;
     int q = (int)lround(sqrt((double)nprocs));
-    int status = parse(argc, argv, &o);
+    int status = jacobi_parse(argc, argv, "jacobi_mpi", rank, nprocs, 0, &o);
     if (!status && q * q != nprocs)
-        status = fail("the number of ranks must be a square (1, 4, 9, 16, ...)");
+        status = jacobi_fail("jacobi_mpi", rank, "the number of ranks must be a square (1, 4, 9, 16, ...)");
     if (!status && o.n % ((long)q * o.block) != 0)
-        status = fail("N must be a multiple of sqrt(ranks) times B");
+        status = jacobi_fail("jacobi_mpi", rank, "N must be a multiple of sqrt(ranks) times B");
     if (status) {
         MPI_Finalize();
         return status;

@@ -1,0 +1,37 @@
+// job.h - the job description: the desync_* hints of desynch_Run, parsed and checked
+// (NOTES.md 2.1: an unknown or malformed hint is an error, never ignored).
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+namespace desync {
+
+struct FileShape {
+    int id = 0;
+    int versions = 0;        // versions 0 .. versions - 1
+    std::vector<int> extent; // blocks along each coordinate
+    long long blocks_per_version() const;
+};
+
+struct LayoutSpec {
+    enum Kind { Bisect, Grid } kind = Bisect;
+    std::vector<int> grid;       // Grid: parts along each coordinate, product = processes
+    std::vector<double> weights; // Bisect: one per process (empty: equal)
+};
+
+struct Job {
+    std::vector<FileShape> files;
+    LayoutSpec layout;
+    int window = 4; // versions a process may run ahead of its own oldest unfinished one
+
+    const FileShape *file(int id) const;
+    std::string canonical() const; // the same text on every rank that passed the same job
+};
+
+// DESYNC_SUCCESS, or DESYNC_ERR_HINT with *why naming the hint and the fault.
+int parse_job(MPI_Info info, int processes, Job *job, std::string *why);
+
+} // namespace desync

@@ -1,0 +1,218 @@
+// runtime.cpp - the event loop (NOTES.md 2.2), the start and the end of a job.
+#include "runtime.h"
+
+#include <algorithm>
+
+namespace desync {
+
+Runtime::Runtime(const desynch_app *app, const Job &job) : app_(app), job_(job) {}
+
+int Runtime::fail(int code, const std::string &message)
+{
+    if (error_ == DESYNC_SUCCESS) {
+        error_ = code;
+        error_message_ = message;
+    }
+    last_message_ = message;
+    return code;
+}
+
+bool Runtime::mine(const Address &a) const
+{
+    return owner(a) == channel_.rank();
+}
+
+int Runtime::owner(const Address &a) const
+{
+    int l = leases_->lease_of(a);
+    return l < 0 ? -1 : leases_->lease(l).node;
+}
+
+bool Runtime::made(const Address &a) const
+{
+    if (store_.find(a))
+        return true;
+    int l = leases_->lease_of(a);
+    return l >= 0 && frontier_[static_cast<size_t>(l)] >= a.version();
+}
+
+const chunkdesc *Runtime::file_desc(int file)
+{
+    auto it = file_descs_.find(file);
+    if (it != file_descs_.end())
+        return &it->second.second;
+    const FileShape *f = job_.file(file);
+    std::vector<desynch_range> ranges = {{f->id, f->id}, {f->versions - 1, 0}};
+    for (int e : f->extent)
+        ranges.push_back({e - 1, 0});
+    auto &entry = file_descs_[file];
+    entry.first = std::move(ranges);
+    entry.second = {static_cast<int>(entry.first.size()), entry.first.data()};
+    return &entry.second;
+}
+
+int Runtime::run(MPI_Comm comm, desynch_stats *stats, std::string *message)
+{
+    double began = MPI_Wtime();
+    if (channel_.open(comm) != MPI_SUCCESS) {
+        *message = "MPI_Comm_dup of the job's communicator failed";
+        return DESYNC_ERR_MPI;
+    }
+    LeaseTable table(job_, initial_leases(job_, channel_.size()));
+    leases_ = &table;
+    frontier_.assign(table.leases().size(), -1);
+    map_frontier_ = frontier_;
+    for (size_t l = 0; l < table.leases().size(); l++)
+        if (table.lease(static_cast<int>(l)).node == channel_.rank()) {
+            own_.push_back({static_cast<int>(l), {}});
+            if (fill_slots(own_.back()) != DESYNC_SUCCESS)
+                break;
+        }
+
+    if (error_ == DESYNC_SUCCESS)
+        loop();
+    if (error_ != DESYNC_SUCCESS)
+        end_everywhere();
+    int rc = channel_.drain([](const Message &) {}); // the job is over: late messages are dropped
+    if (rc != MPI_SUCCESS)
+        fail(DESYNC_ERR_MPI, "exchanging the final message counts failed");
+    if (error_ == DESYNC_SUCCESS && !other_failed_)
+        report_results();
+
+    // Every rank learns whether any failed.
+    int mine_failed = error_ != DESYNC_SUCCESS || other_failed_, any = mine_failed;
+    MPI_Allreduce(&mine_failed, &any, 1, MPI_INT, MPI_MAX, comm);
+    stats_.seconds = MPI_Wtime() - began;
+    stats_.peak_resident = store_.peak();
+    stats_.resident_at_end = store_.resident();
+    if (stats)
+        *stats = stats_;
+    leases_ = nullptr;
+    if (error_ != DESYNC_SUCCESS) {
+        *message = error_message_;
+        return error_;
+    }
+    if (any) {
+        *message = "the job ended because another rank failed (its message says why)";
+        return DESYNC_ERR_OTHER_RANK;
+    }
+    message->clear();
+    return DESYNC_SUCCESS;
+}
+
+// Computes one block when one is ready, then serves what has arrived; sleeps 50 us
+// when neither happened (polite waiting: never a blocking receive or a spin).
+int Runtime::loop()
+{
+    while (!ended_ && error_ == DESYNC_SUCCESS && !other_failed_) {
+        bool computed = false;
+        if (compute_one(&computed) != DESYNC_SUCCESS)
+            break;
+        bool idle = !computed;
+        for (int drained = 0; drained < 64; drained++) { // then compute again
+            Message m;
+            bool got = false;
+            if (channel_.poll(&m, &got) != MPI_SUCCESS)
+                return fail(DESYNC_ERR_MPI, "receiving a message failed");
+            if (!got)
+                break;
+            idle = false;
+            if (handle(m) != DESYNC_SUCCESS)
+                return error_;
+        }
+        if (channel_.progress() != MPI_SUCCESS)
+            return fail(DESYNC_ERR_MPI, "completing a send failed");
+        if (collect_due_)
+            collect();
+        if (send_report() != DESYNC_SUCCESS || map_progress() != DESYNC_SUCCESS)
+            break;
+        if (!done_sent_ && all_done()) {
+            done_sent_ = true;
+            report_due_ = true;
+            last_report_ = 0; // the final frontiers go now, before the done
+            if (send_report() != DESYNC_SUCCESS)
+                break;
+            if (channel_.rank() == 0 ? map_done() != DESYNC_SUCCESS
+                                     : channel_.send(0, TAG_DONE, {}) != MPI_SUCCESS)
+                return fail(DESYNC_ERR_MPI, "sending the done message failed");
+        }
+        if (idle)
+            Channel::pause();
+    }
+    return error_;
+}
+
+int Runtime::handle(const Message &m)
+{
+    Address a;
+    size_t offset = 0;
+    switch (m.tag) {
+    case TAG_REQUEST:
+    case TAG_FREED:
+        if (!get_ints(m.bytes, &offset, &a.n, 1) || a.n < 2 || a.n > DESYNCH_MAX_DIMS ||
+            !get_ints(m.bytes, &offset, a.d, static_cast<size_t>(a.n)))
+            return fail(DESYNC_ERR_MPI, "a malformed block address arrived from rank " + std::to_string(m.source));
+        return m.tag == TAG_REQUEST ? on_request(m.source, a) : on_freed(a);
+    case TAG_BLOCK:
+        return on_block(m);
+    case TAG_REPORT: {
+        std::vector<int> pairs(m.bytes.size() / sizeof(int));
+        get_ints(m.bytes, &offset, pairs.data(), pairs.size());
+        return map_report(pairs);
+    }
+    case TAG_FRONTIERS: {
+        std::vector<int> table(m.bytes.size() / sizeof(int));
+        get_ints(m.bytes, &offset, table.data(), table.size());
+        for (size_t l = 0; l < table.size() && l < frontier_.size(); l++)
+            frontier_[l] = std::max(frontier_[l], table[l]);
+        collect_due_ = true;
+        return DESYNC_SUCCESS;
+    }
+    case TAG_DONE:
+        return map_done();
+    case TAG_END:
+        ended_ = true;
+        return DESYNC_SUCCESS;
+    case TAG_ABORT:
+        other_failed_ = true;
+        return DESYNC_SUCCESS;
+    default:
+        return fail(DESYNC_ERR_MPI, "a message with an unknown tag arrived from rank " + std::to_string(m.source));
+    }
+}
+
+void Runtime::end_everywhere()
+{
+    if (other_failed_)
+        return; // the one that failed has told everyone
+    int code = error_;
+    for (int r = 0; r < channel_.size(); r++)
+        if (r != channel_.rank()) {
+            std::vector<char> bytes;
+            put_ints(&bytes, &code, 1);
+            channel_.send(r, TAG_ABORT, std::move(bytes));
+        }
+}
+
+// appResult for this process's blocks of every file's last version, in address order.
+void Runtime::report_results()
+{
+    if (!app_->appResult)
+        return;
+    std::vector<const Block *> last;
+    store_.for_each([&](const Block *b) {
+        const FileShape *f = job_.file(b->addr.file());
+        if (b->addr.version() == f->versions - 1 && mine(b->addr))
+            last.push_back(b);
+    });
+    std::sort(last.begin(), last.end(), [](const Block *x, const Block *y) {
+        return std::lexicographical_compare(x->addr.d, x->addr.d + x->addr.n, y->addr.d, y->addr.d + y->addr.n);
+    });
+    for (const Block *b : last) {
+        Address a = b->addr;
+        blockaddr ba = {a.n, a.d};
+        app_->appResult(&ba, b->data, b->len);
+    }
+}
+
+} // namespace desync

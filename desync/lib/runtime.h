@@ -1,0 +1,141 @@
+// runtime.h - one process of a running DesyncFS job: a block processor and a block
+// server in one event loop (NOTES.md 2.2), and on rank 0 also the map. The work is
+// split by concern: runtime.cpp (the loop, the start and the end), compute.cpp
+// (which block next, run-ahead), serve.cpp (requests, pushes, replies), collect.cpp
+// (garbage collection), map_role.cpp (frontiers and the end, on rank 0),
+// routines.cpp (the desynchBlock* routines' bodies).
+#pragma once
+
+#include "address.h"
+#include "channel.h"
+#include "desync.h"
+#include "job.h"
+#include "layout.h"
+#include "store.h"
+
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace desync {
+
+class Runtime {
+public:
+    Runtime(const desynch_app *app, const Job &job);
+    Runtime(const Runtime &) = delete;
+    Runtime &operator=(const Runtime &) = delete;
+
+    // Collective over comm. The code to return on this process; *message the text.
+    int run(MPI_Comm comm, desynch_stats *stats, std::string *message);
+
+    // The routines (routines.cpp), on this job.
+    void *make(size_t size);
+    bool exists(const Address &a);
+    int read(const Address &a, const void **bufp, size_t *lenp, rd_handle *handle);
+    int write(const Address &a, void *data, size_t len);
+    bool most_recent(const Address &a, Address *found);
+    int free_handle(rd_handle handle);
+    int check(const Address &a) const; // DESYNC_SUCCESS or DESYNC_ERR_ADDRESS (with message)
+
+    // Records this process's first failure; the loop then ends the job everywhere.
+    int fail(int code, const std::string &message);
+    const std::string &last_message() const { return last_message_; }
+    void note(const std::string &message) { last_message_ = message; }
+
+private:
+    // One version of one of this process's leases: its blocks, in the iterator's order.
+    struct Slot {
+        int version = 0;
+        std::vector<Address> blocks;
+        std::vector<char> done;
+        std::vector<std::vector<Address>> backward; // asked when first needed
+        std::vector<char> backward_known;
+        long long remaining = 0;
+    };
+    struct OwnLease {
+        int lease = 0;
+        std::deque<Slot> slots; // versions frontier + 1 .. frontier + window
+    };
+
+    // runtime.cpp
+    int loop();
+    int handle(const Message &m);
+    void end_everywhere(); // TAG_ABORT to the others after a local failure
+    void report_results();
+    const chunkdesc *file_desc(int file);
+    bool mine(const Address &a) const;
+    int owner(const Address &a) const;
+    bool made(const Address &a) const; // made somewhere, as far as this process knows
+
+    // compute.cpp
+    int fill_slots(OwnLease &own);
+    int compute_one(bool *computed);
+    int ready(std::vector<Address> &deps, char &known, const Address &a, bool request_missing,
+              bool *is_ready);
+    int dependencies(const Address &a, int dir, std::vector<Address> *deps, bool *known);
+    int compute(const Address &a);
+    int make_slot(const Lease &lease, int version, Slot *slot);
+    void block_made(Block *b, bool by_this_process);
+    void make_again(const Address &a);
+    void advance(OwnLease &own);
+    bool all_done() const;
+
+    // serve.cpp
+    int on_request(int source, const Address &a);
+    int on_block(const Message &m);
+    int on_freed(const Address &a);
+    int send_block(int dest, const Block *b);
+    int request(const Address &a);
+    int push(Block *b);
+    int pump_until_present(const Address &a); // a read's remote wait: no computing
+
+    // collect.cpp
+    void collect();
+    bool collectable(Block *b);
+
+    // map_role.cpp
+    int map_report(const std::vector<int> &pairs);
+    int map_done();
+    int map_progress();
+    int send_report();
+
+    const desynch_app *app_;
+    const Job &job_;
+    Channel channel_;
+    LeaseTable *leases_ = nullptr;
+    Store store_;
+    std::vector<int> frontier_; // per lease: every block up to this version exists (-1: none)
+    std::vector<OwnLease> own_;
+    // Blocks this process must make though it does not own them (freed where they
+    // were made, and needed here), with their backward dependencies once known.
+    struct Foreign {
+        Address addr;
+        std::vector<Address> backward;
+        char known = 0;
+    };
+    std::vector<Foreign> foreign_;
+    std::vector<Address> recompute_; // found by a scan, added to foreign_ after it
+    std::unordered_map<Address, std::vector<int>, AddressHash> waiting_; // misses to answer
+    std::unordered_set<Address, AddressHash> requested_;
+    std::unordered_set<Address, AddressHash> freed_elsewhere_; // answered: freed there
+    std::unordered_map<int, std::pair<std::vector<desynch_range>, chunkdesc>> file_descs_;
+
+    Address computing_;        // the block appCompute is making (n == 0: none)
+    double idle_since_ = -1;   // when the loop last found nothing to compute
+    bool collect_due_ = false, report_due_ = false, done_sent_ = false, ended_ = false;
+    double last_report_ = 0;
+    int error_ = DESYNC_SUCCESS;      // this process's own failure
+    bool other_failed_ = false;       // a TAG_ABORT came
+    std::string error_message_, last_message_;
+    desynch_stats stats_ = {};
+
+    // The map (rank 0).
+    std::vector<int> map_frontier_;
+    bool map_dirty_ = false;
+    double map_last_broadcast_ = 0;
+    int map_done_ = 0;
+};
+
+} // namespace desync

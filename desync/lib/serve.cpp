@@ -1,0 +1,141 @@
+// serve.cpp - the block server's side of the loop (NOTES.md 2.4): requests answered
+// at once (a hit) or when the block is made (a miss), new blocks pushed to the
+// owners of their forward dependencies (prefetch), and "freed" answered for a block
+// that exists no more, so that the asker makes it again instead of waiting forever.
+#include "runtime.h"
+
+#include <algorithm>
+
+namespace desync {
+
+namespace {
+std::vector<char> address_bytes(const Address &a)
+{
+    std::vector<char> bytes;
+    put_ints(&bytes, &a.n, 1);
+    put_ints(&bytes, a.d, static_cast<size_t>(a.n));
+    return bytes;
+}
+} // namespace
+
+int Runtime::send_block(int dest, const Block *b)
+{
+    std::vector<char> bytes = address_bytes(b->addr);
+    bytes.insert(bytes.end(), b->data, b->data + b->len);
+    if (channel_.send(dest, TAG_BLOCK, std::move(bytes)) != MPI_SUCCESS)
+        return fail(DESYNC_ERR_MPI, "sending block " + b->addr.text() + " failed");
+    return DESYNC_SUCCESS;
+}
+
+int Runtime::request(const Address &a)
+{
+    int to = owner(a);
+    if (to < 0 || to == channel_.rank())
+        return fail(DESYNC_ERR_ADDRESS, "no other process owns block " + a.text());
+    requested_.insert(a);
+    stats_.requests++;
+    if (channel_.send(to, TAG_REQUEST, address_bytes(a)) != MPI_SUCCESS)
+        return fail(DESYNC_ERR_MPI, "requesting block " + a.text() + " failed");
+    return DESYNC_SUCCESS;
+}
+
+// To the owners of the block's forward dependencies and to those waiting for it.
+int Runtime::push(Block *b)
+{
+    std::vector<int> to;
+    if (b->forward_known)
+        for (const Address &f : b->forward) {
+            int o = owner(f);
+            if (o >= 0 && o != channel_.rank() && std::find(to.begin(), to.end(), o) == to.end())
+                to.push_back(o);
+        }
+    stats_.pushed += static_cast<long long>(to.size());
+    auto waiting = waiting_.find(b->addr);
+    if (waiting != waiting_.end()) {
+        for (int r : waiting->second)
+            if (std::find(to.begin(), to.end(), r) == to.end())
+                to.push_back(r);
+        waiting_.erase(waiting);
+    }
+    for (int r : to)
+        if (send_block(r, b) != DESYNC_SUCCESS)
+            return error_;
+    return DESYNC_SUCCESS;
+}
+
+int Runtime::on_request(int source, const Address &a)
+{
+    if (!leases_->valid(a))
+        return fail(DESYNC_ERR_MPI, "rank " + std::to_string(source) + " asked for " + a.text() +
+                                        ", which is no block of the job");
+    if (const Block *b = store_.find(a)) {
+        stats_.hits++;
+        return send_block(source, b);
+    }
+    bool making = std::any_of(foreign_.begin(), foreign_.end(), [&](const Foreign &f) { return f.addr == a; });
+    if ((mine(a) && !made(a)) || making) {
+        stats_.misses++; // answered when made (push)
+        waiting_[a].push_back(source);
+        return DESYNC_SUCCESS;
+    }
+    if (channel_.send(source, TAG_FREED, address_bytes(a)) != MPI_SUCCESS)
+        return fail(DESYNC_ERR_MPI, "answering a request failed");
+    return DESYNC_SUCCESS;
+}
+
+int Runtime::on_block(const Message &m)
+{
+    Address a;
+    size_t offset = 0;
+    if (!get_ints(m.bytes, &offset, &a.n, 1) || a.n < 2 || a.n > DESYNCH_MAX_DIMS ||
+        !get_ints(m.bytes, &offset, a.d, static_cast<size_t>(a.n)) || !leases_->valid(a))
+        return fail(DESYNC_ERR_MPI, "a malformed block arrived from rank " + std::to_string(m.source));
+    requested_.erase(a);
+    Block *b = nullptr;
+    int rc = store_.insert(a, m.bytes.data() + offset, m.bytes.size() - offset, &b);
+    if (rc == DESYNC_ERR_CONFLICT)
+        return fail(rc, "block " + a.text() + " arrived from rank " + std::to_string(m.source) +
+                            " with bytes other than those made here: the computation is not deterministic");
+    if (rc != DESYNC_SUCCESS)
+        return fail(rc, "no memory for block " + a.text());
+    if (b)
+        block_made(b, false);
+    return error_;
+}
+
+int Runtime::on_freed(const Address &a)
+{
+    // Made again here only if a block still to be made needs it (ready() decides): the
+    // answer may come after what asked for it was computed from a pushed copy.
+    requested_.erase(a);
+    if (!store_.find(a))
+        freed_elsewhere_.insert(a);
+    return DESYNC_SUCCESS;
+}
+
+// A read of a block that is not here: ask its owner, then serve and receive (never
+// compute: the caller is inside appCompute) until it comes.
+int Runtime::pump_until_present(const Address &a)
+{
+    if (!requested_.count(a) && request(a) != DESYNC_SUCCESS)
+        return error_;
+    while (!store_.find(a)) {
+        if (error_ != DESYNC_SUCCESS || other_failed_ || ended_)
+            return error_ != DESYNC_SUCCESS ? error_ : DESYNC_ERR_OTHER_RANK;
+        if (!requested_.count(a)) // answered "freed": it would have to be made first
+            return DESYNC_ERR_NOT_MADE;
+        Message m;
+        bool got = false;
+        if (channel_.poll(&m, &got) != MPI_SUCCESS)
+            return fail(DESYNC_ERR_MPI, "receiving a message failed");
+        if (got && handle(m) != DESYNC_SUCCESS)
+            return error_;
+        if (channel_.progress() != MPI_SUCCESS)
+            return fail(DESYNC_ERR_MPI, "completing a send failed");
+        if (!got)
+            Channel::pause();
+    }
+    return DESYNC_SUCCESS;
+}
+
+} // namespace desync
