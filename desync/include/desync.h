@@ -111,6 +111,7 @@ typedef struct desynch_app {
 /* What one process did in the last desynch_Run (desynch_Run's stats argument). */
 typedef struct desynch_stats {
     double seconds;             /* this process's time in the job */
+    long long owned;            /* blocks per version in this process's chunks (all files) */
     long long computed;         /* appCompute calls */
     long long recomputed;       /* of those, blocks made before elsewhere (freed, lost) */
     long long hits, misses;     /* requests served for blocks made / not yet made */
@@ -132,8 +133,9 @@ DESYNC_API int desynchBlockMostRecent(const blockaddr *baddr1, blockaddr *baddr2
 DESYNC_API int desynchBlockFree(rd_handle dp);
 
 /* Runs a job, collectively over comm: every rank passes the same hints and an
- * equivalent app. Returns when every file's last version exists, the same code on
- * every rank. stats (may be NULL) receives this process's figures. The hints
+ * equivalent app. Returns when every file's last version exists: DESYNC_SUCCESS on
+ * every rank, or the failing rank's code there and DESYNC_ERR_OTHER_RANK on the
+ * others. stats (may be NULL) receives this process's figures. The hints
  * (desync(3)): desync_files (required), desync_chunks, desync_window. */
 DESYNC_API int desynch_Run(MPI_Comm comm, MPI_Info info, const desynch_app *app,
                            desynch_stats *stats);

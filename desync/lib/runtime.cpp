@@ -65,6 +65,7 @@ int Runtime::run(MPI_Comm comm, desynch_stats *stats, std::string *message)
     for (size_t l = 0; l < table.leases().size(); l++)
         if (table.lease(static_cast<int>(l)).node == channel_.rank()) {
             own_.push_back({static_cast<int>(l), {}});
+            stats_.owned += table.lease(static_cast<int>(l)).blocks();
             if (fill_slots(own_.back()) != DESYNC_SUCCESS)
                 break;
         }

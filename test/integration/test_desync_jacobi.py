@@ -1,7 +1,9 @@
-"""The plain-MPI Jacobi of issue 18 (desync/examples/jacobi_mpi.c), the twin the
-DesyncFS version will be held to, bit for bit. Its final grid must be the bytes of an
-independent reference (numpy, the same sums in the same order: jacobi_kernel.h) at
-every rank count and with a laggard, and a laggard's schedule must hold."""
+"""The Jacobi solver of issue 18 through DesyncFS (desync/examples/jacobi_desync.c) and
+its plain-MPI twin (jacobi_mpi.c). Both final grids must be the bytes of an
+independent reference (numpy, the same sums in the same order: jacobi_kernel.h), so
+the DesyncFS version is the twin's bit for bit: at every rank count, with laggards,
+with chunks of any layout and with any run-ahead window. A laggard's schedule must
+hold in the twin."""
 import re
 
 import numpy
@@ -10,6 +12,7 @@ import pytest
 from conftest import BUILD
 
 JACOBI = BUILD / "desync" / "examples" / "jacobi_mpi"
+JACOBI_DESYNC = BUILD / "desync" / "examples" / "jacobi_desync"
 N, BLOCK, VERSIONS = 72, 4, 40
 
 
@@ -31,10 +34,10 @@ def expected():
     return reference(N, VERSIONS).tobytes()
 
 
-def run_jacobi(mpirun, ranks, output, *options):
-    if not JACOBI.exists():
-        pytest.fail(f"{JACOBI} is missing: run `make check` in {BUILD}")
-    return mpirun(ranks, [JACOBI, N, BLOCK, VERSIONS, output, *options], piox=False, timeout=120)
+def run_jacobi(mpirun, ranks, output, *options, program=JACOBI):
+    if not program.exists():
+        pytest.fail(f"{program} is missing: run `make check` in {BUILD}")
+    return mpirun(ranks, [program, N, BLOCK, VERSIONS, output, *options], piox=False, timeout=120)
 
 
 @pytest.mark.parametrize("ranks", [1, 4, 9])
@@ -57,6 +60,26 @@ def test_a_laggard_keeps_the_bytes_and_sets_the_pace(mpirun, tmp_path, expected)
     assert seconds >= VERSIONS * 81 * 300e-6
 
 
+@pytest.mark.parametrize("ranks,options", [
+    (1, []), (4, []), (9, []),                          # grid:qxq, the twin's squares
+    (2, []), (5, []),                                   # bisection
+    (4, ["--chunks", "bisect:1,3,1,2"]),                # chunks of unequal size
+    (4, ["--window", "1"]), (9, ["--window", "8"]),
+    (4, ["--cost-us", "100", "--laggard", "1:4"]),      # a laggard's neighbours run ahead
+    (9, ["--cost-us", "50", "--laggard", "4:3", "--laggard", "0:2", "--window", "2"]),
+])
+def test_desyncfs_gives_the_twins_bytes(mpirun, tmp_path, expected, ranks, options):
+    output = tmp_path / "grid"
+    done = run_jacobi(mpirun, ranks, output, *options, program=JACOBI_DESYNC)
+    assert done.returncode == 0, done.stderr
+    assert output.read_bytes() == expected
+    counts = dict(re.findall(r"(\w+)=([0-9.]+)", done.stdout))
+    blocks = (N // BLOCK) ** 2 * (VERSIONS + 1)
+    assert int(counts["computed"]) == blocks  # each block once: nothing freed too early
+    if ranks > 1:
+        assert int(counts["pushed"]) > 0  # prefetch moved the halos
+
+
 @pytest.mark.parametrize("ranks,arguments,message", [
     (3, [N, BLOCK, VERSIONS], "the number of ranks must be a square"),
     (4, [70, BLOCK, VERSIONS], "N must be a multiple of sqrt(ranks) times B"),
@@ -72,3 +95,14 @@ def test_bad_arguments_are_refused(mpirun, tmp_path, ranks, arguments, message):
     assert done.returncode != 0 and f"jacobi_mpi: {message}" in done.stderr, done.stderr
     assert done.stderr.count("jacobi_mpi:") == 1  # said once, by rank 0
     assert not output.exists()
+
+
+@pytest.mark.parametrize("options,message", [
+    (["--chunks", "spiral"], "desync_chunks=\"spiral\""),
+    (["--window", "0"], "desync_window=\"0\""),
+    (["--chunks", "grid:3x3"], "multiply to 9, not the 4 processes"),
+])
+def test_desyncfs_refuses_a_bad_job(mpirun, tmp_path, options, message):
+    done = run_jacobi(mpirun, 4, tmp_path / "grid", *options, program=JACOBI_DESYNC)
+    assert done.returncode == 1 and message in done.stderr, done.stderr
+    assert done.stderr.count(message) == 4  # every rank says why it stopped

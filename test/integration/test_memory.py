@@ -36,11 +36,20 @@ def test_lock_service_is_clean(mpirun, program):
                   piox=False, timeout=600))
 
 
-def test_desync_jacobi_twin_is_clean(tmp_path, mpirun):
-    """desync/examples/jacobi_mpi (issue 18's MPI twin) at 4 ranks, without piox."""
-    jacobi = BUILD / "desync" / "examples" / "jacobi_mpi"
+@pytest.mark.parametrize("name", ["jacobi_mpi", "jacobi_desync"])
+def test_desync_jacobi_is_clean(tmp_path, mpirun, name):
+    """Issue 18's Jacobi at 4 ranks without piox: the MPI twin, and libdesync's event
+    loop, prefetch, collection and end (every message received, every block freed)."""
+    jacobi = BUILD / "desync" / "examples" / name
     result = mpirun(4, VALGRIND + [jacobi, 24, 4, 5, tmp_path / "grid"], piox=False, timeout=600)
-    assert result.returncode == 0 and "jacobi_mpi ranks=4" in result.stdout, result.stderr
+    assert result.returncode == 0 and f"{name} ranks=4" in result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("mode", ["routines", "conflict"])
+def test_desync_bad_input_is_clean(mpirun, program, mode):
+    """libdesync's error paths: refused jobs, bad handles and buffers, a job ended by
+    one rank's failure (its messages drained, its blocks and handles freed)."""
+    passed(mpirun(2, VALGRIND + [program("desync_errors"), mode], piox=False, timeout=600))
 
 
 @pytest.mark.parametrize("mode", ["write_shared", "iwrite_shared", "write_ordered_split"])
