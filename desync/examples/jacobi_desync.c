@@ -14,14 +14,15 @@
  * squares; else the runtime's bisection.
  *
  * Each block's compute region ends at its start plus C microseconds times the
- * rank's laggard factor (laggard.h), as the twin's per-block cost.
+ * rank's laggard factor (laggard.h), as the twin's per-block cost; version 0 (the
+ * initial grid, which the twin sets before it starts its clock) costs nothing.
  *
  * The last version goes to OUTPUT (N*N doubles, row-major, native byte order) from
  * appResult, each block's rows written where they belong. Rank 0 prints:
- *   jacobi_desync ranks=P n=N block=B versions=V seconds=S computed=.. hits=..
- *   misses=.. requests=.. pushed=.. freed=.. peak_resident=..
- * S the slowest rank's time in desynch_Run, the counts summed over ranks and
- * peak_resident the largest of any rank. Exit status 0, 2 for bad arguments, 1 when
+ *   jacobi_desync ranks=P n=N block=B versions=V seconds=S cpu=C computed=..
+ *   hits=.. misses=.. requests=.. pushed=.. freed=.. peak_resident=..
+ * S the slowest rank's time in desynch_Run, C the CPU seconds of all ranks in it,
+ * the counts summed over ranks and peak_resident the largest of any rank. Exit status 0, 2 for bad arguments, 1 when
  * the run fails (its message on stderr).
  */
 #include "desync.h"
@@ -40,6 +41,8 @@ static struct jacobi_options o;
 static long blocks_per_side;
 static MPI_File output;
 static int output_failed;
+static struct laggard_clock schedule;
+static double *ring; /* (B + 2)^2 doubles: a block and its halo, for compute */
 
 static int inside(long bi, long bj)
 {
@@ -96,7 +99,7 @@ static void compute(const blockaddr *b, const chunkdesc *file)
     (void)file;
     int v = b->dims[1];
     long bi = b->dims[2], bj = b->dims[3], B = o.block, n = o.n;
-    int64_t start = laggard_now_ns();
+    int64_t start = laggard_begin(&schedule);
     double *out = desynchBlockMake((size_t)(B * B) * sizeof(double));
     if (!out)
         return;
@@ -114,21 +117,28 @@ static void compute(const blockaddr *b, const chunkdesc *file)
                     desynchBlockFree(h[k]);
             return;
         }
+        /* The block inside a ring of its neighbours' edges (or the boundary's values),
+         * then the twin's loop over it: the same sums in the same order. */
+        long w = B + 2;
+        for (long r = 0; r < B; r++) {
+            memcpy(&ring[(r + 1) * w + 1], &self[r * B], (size_t)B * sizeof(double));
+            ring[(r + 1) * w] = left ? left[r * B + B - 1] : jacobi_boundary(bi * B + r, bj * B - 1, n);
+            ring[(r + 1) * w + B + 1] = right ? right[r * B] : jacobi_boundary(bi * B + r, bj * B + B, n);
+        }
+        for (long c = 0; c < B; c++) {
+            ring[1 + c] = up ? up[(B - 1) * B + c] : jacobi_boundary(bi * B - 1, bj * B + c, n);
+            ring[(B + 1) * w + 1 + c] = down ? down[c] : jacobi_boundary(bi * B + B, bj * B + c, n);
+        }
         for (long r = 0; r < B; r++)
-            for (long c = 0; c < B; c++) {
-                long i = bi * B + r, j = bj * B + c;
-                double u = r > 0 ? self[(r - 1) * B + c] : up ? up[(B - 1) * B + c] : jacobi_boundary(i - 1, j, n);
-                double d = r < B - 1 ? self[(r + 1) * B + c] : down ? down[c] : jacobi_boundary(i + 1, j, n);
-                double l = c > 0 ? self[r * B + c - 1] : left ? left[r * B + B - 1] : jacobi_boundary(i, j - 1, n);
-                double w = c < B - 1 ? self[r * B + c + 1] : right ? right[r * B] : jacobi_boundary(i, j + 1, n);
-                out[r * B + c] = jacobi_point(u, d, l, w);
-            }
+            for (long c = 0; c < B; c++)
+                out[r * B + c] = jacobi_point(ring[r * w + c + 1], ring[(r + 2) * w + c + 1], ring[(r + 1) * w + c],
+                                              ring[(r + 1) * w + c + 2]);
         for (int k = 0; k < 5; k++)
             if (h[k])
                 desynchBlockFree(h[k]);
     }
-    if (o.cost_ns)
-        laggard_wait(start, 1, o.cost_ns, o.factor);
+    if (o.cost_ns && v > 0) /* version 0 is the initial grid, not a step */
+        laggard_wait(&schedule, start, 1, o.cost_ns, o.factor);
     if (desynchBlockWrite(b, out, (size_t)(B * B) * sizeof(double)) != DESYNC_SUCCESS)
         fprintf(stderr, "jacobi_desync (rank %d): %s\n", rank, desynch_Last_message());
 }
@@ -191,6 +201,11 @@ int main(int argc, char **argv)
         return status;
     }
     blocks_per_side = o.n / o.block;
+    ring = malloc((size_t)((o.block + 2) * (o.block + 2)) * sizeof(double));
+    if (!ring) {
+        fprintf(stderr, "jacobi_desync: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     int q = (int)lround(sqrt((double)nprocs));
     char files[64], chunks[64];
     snprintf(files, sizeof files, "0:%ld:%ldx%ld", o.versions + 1, blocks_per_side, blocks_per_side);
@@ -217,7 +232,9 @@ int main(int argc, char **argv)
     }
     desynch_app app = {dep_list, compute, iter_init, iter_next, iter_done, result};
     desynch_stats stats = {0};
+    double cpu_began = laggard_cpu_seconds();
     rc = desynch_Run(MPI_COMM_WORLD, info, &app, &stats);
+    double cpu = laggard_cpu_seconds() - cpu_began, cpu_total = 0;
     if (rc != DESYNC_SUCCESS)
         fprintf(stderr, "jacobi_desync (rank %d): %s\n", rank, desynch_Last_message());
     int failed = rc != DESYNC_SUCCESS || output_failed, any = 0;
@@ -231,11 +248,13 @@ int main(int argc, char **argv)
     MPI_Reduce(sums, total, 6, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&stats.peak_resident, &peak, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&stats.seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&cpu, &cpu_total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0 && !any)
-        printf("jacobi_desync ranks=%d n=%ld block=%ld versions=%ld seconds=%.6f computed=%lld hits=%lld "
+        printf("jacobi_desync ranks=%d n=%ld block=%ld versions=%ld seconds=%.6f cpu=%.3f computed=%lld hits=%lld "
                "misses=%lld requests=%lld pushed=%lld freed=%lld peak_resident=%lld\n",
-               nprocs, o.n, o.block, o.versions, slowest, total[0], total[1], total[2], total[3], total[4],
-               total[5], peak);
+               nprocs, o.n, o.block, o.versions, slowest, cpu_total, total[0], total[1], total[2], total[3],
+               total[4], total[5], peak);
+    free(ring);
     MPI_Finalize();
     return any ? 1 : 0;
 }

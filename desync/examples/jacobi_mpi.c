@@ -15,8 +15,9 @@
  *
  * The final grid goes to OUTPUT with collective MPI-IO: N*N doubles, row-major,
  * native byte order. Rank 0 prints one line:
- *   jacobi_mpi ranks=P n=N block=B versions=V seconds=S
- * S being the slowest rank's time for the steps. Exit status 0, or 2 for bad
+ *   jacobi_mpi ranks=P n=N block=B versions=V seconds=S cpu=C
+ * S being the slowest rank's time for the steps, C the CPU seconds all ranks used
+ * in them. Exit status 0, or 2 for bad
  * arguments (with a message), or 1 when an MPI call fails.
  */
 #include "jacobi_kernel.h"
@@ -92,8 +93,9 @@ int main(int argc, char **argv)
     MPI_Type_vector((int)m, 1, (int)(m + 2), MPI_DOUBLE, &column);
     MPI_Type_commit(&column);
 
+    struct laggard_clock schedule = {0};
     int rc = MPI_Barrier(MPI_COMM_WORLD);
-    double began = MPI_Wtime();
+    double began = MPI_Wtime(), cpu_began = laggard_cpu_seconds();
     for (long v = 0; v < o.versions && rc == MPI_SUCCESS; v++) {
         MPI_Request r[8];
         MPI_Irecv(&AT(cur, 0, 1), (int)m, MPI_DOUBLE, up, 0, MPI_COMM_WORLD, &r[0]);
@@ -105,19 +107,20 @@ int main(int argc, char **argv)
         MPI_Isend(&AT(cur, 1, 1), 1, column, left, 3, MPI_COMM_WORLD, &r[6]);
         MPI_Isend(&AT(cur, 1, m), 1, column, right, 2, MPI_COMM_WORLD, &r[7]);
         rc = polite_waitall(8, r);
-        int64_t start = laggard_now_ns();
+        int64_t start = laggard_begin(&schedule);
         for (long i = 1; i <= m; i++)
             for (long j = 1; j <= m; j++)
                 AT(next, i, j) = jacobi_point(AT(cur, i - 1, j), AT(cur, i + 1, j), AT(cur, i, j - 1),
                                               AT(cur, i, j + 1));
         if (o.cost_ns)
-            laggard_wait(start, blocks, o.cost_ns, o.factor);
+            laggard_wait(&schedule, start, blocks, o.cost_ns, o.factor);
         double *swap = cur;
         cur = next;
         next = swap;
     }
-    double mine = MPI_Wtime() - began, slowest = 0;
+    double mine = MPI_Wtime() - began, slowest = 0, cpu = laggard_cpu_seconds() - cpu_began, cpu_total = 0;
     MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&cpu, &cpu_total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
 
     /* The interior, to its place in the N x N file. */
     int gsizes[2] = {(int)o.n, (int)o.n}, sizes[2] = {(int)m, (int)m};
@@ -143,8 +146,8 @@ int main(int argc, char **argv)
         MPI_Error_string(rc, text, &length);
         fprintf(stderr, "jacobi_mpi (rank %d): %s\n", rank, text);
     } else if (rank == 0) {
-        printf("jacobi_mpi ranks=%d n=%ld block=%ld versions=%ld seconds=%.6f\n", nprocs, o.n, o.block,
-               o.versions, slowest);
+        printf("jacobi_mpi ranks=%d n=%ld block=%ld versions=%ld seconds=%.6f cpu=%.3f\n", nprocs, o.n, o.block,
+               o.versions, slowest, cpu_total);
     }
     MPI_Type_free(&view);
     MPI_Type_free(&interior);

@@ -41,6 +41,15 @@ int Channel::send(int dest, int tag, std::vector<char> bytes)
     return MPI_Isend(b.data(), static_cast<int>(b.size()), MPI_BYTE, dest, tag, comm_, &requests_.back());
 }
 
+int Channel::send_block(int dest, const char *message, size_t size, int *pin)
+{
+    outgoing_.push_back({{}, pin});
+    requests_.push_back(MPI_REQUEST_NULL);
+    ++*pin;
+    sent_to_[static_cast<size_t>(dest)]++;
+    return MPI_Isend(message, static_cast<int>(size), MPI_BYTE, dest, TAG_BLOCK, comm_, &requests_.back());
+}
+
 int Channel::poll(Message *m, bool *got)
 {
     *got = false;
@@ -53,8 +62,18 @@ int Channel::poll(Message *m, bool *got)
     MPI_Get_count(&status, MPI_BYTE, &count);
     m->source = status.MPI_SOURCE;
     m->tag = status.MPI_TAG;
-    m->bytes.resize(static_cast<size_t>(count));
-    rc = MPI_Recv(m->bytes.data(), count, MPI_BYTE, m->source, m->tag, comm_, MPI_STATUS_IGNORE);
+    char *into;
+    if (m->tag == TAG_BLOCK) {
+        m->block = allocate_(static_cast<size_t>(count));
+        m->block_size = static_cast<size_t>(count);
+        if (!m->block)
+            return MPI_ERR_NO_MEM;
+        into = m->block;
+    } else {
+        m->bytes.resize(static_cast<size_t>(count));
+        into = m->bytes.data();
+    }
+    rc = MPI_Recv(into, count, MPI_BYTE, m->source, m->tag, comm_, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS) {
         received_from_[static_cast<size_t>(m->source)]++;
         *got = true;
@@ -69,21 +88,24 @@ int Channel::progress()
     int done = 0;
     int rc = MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE);
     if (rc == MPI_SUCCESS && done) {
+        for (Outgoing &o : outgoing_)
+            finished(o);
         requests_.clear();
         outgoing_.clear();
         return rc;
     }
     // Drop the finished ones from the front (sends mostly finish in order).
-    size_t finished = 0;
-    while (finished < requests_.size()) {
+    size_t done_count = 0;
+    while (done_count < requests_.size()) {
         int one = 0;
-        rc = MPI_Test(&requests_[finished], &one, MPI_STATUS_IGNORE);
+        rc = MPI_Test(&requests_[done_count], &one, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || !one)
             break;
-        finished++;
+        finished(outgoing_[done_count]);
+        done_count++;
     }
-    requests_.erase(requests_.begin(), requests_.begin() + static_cast<long>(finished));
-    outgoing_.erase(outgoing_.begin(), outgoing_.begin() + static_cast<long>(finished));
+    requests_.erase(requests_.begin(), requests_.begin() + static_cast<long>(done_count));
+    outgoing_.erase(outgoing_.begin(), outgoing_.begin() + static_cast<long>(done_count));
     return rc;
 }
 

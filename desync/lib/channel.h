@@ -25,7 +25,9 @@ enum Tag {
 struct Message {
     int source = -1;
     int tag = 0;
-    std::vector<char> bytes;
+    std::vector<char> bytes; // every tag but TAG_BLOCK
+    char *block = nullptr;   // TAG_BLOCK: the whole message, in a buffer from the
+    size_t block_size = 0;   // block allocator; the receiver owns it
 };
 
 class Channel {
@@ -40,6 +42,11 @@ public:
     int size() const { return size_; }
 
     int send(int dest, int tag, std::vector<char> bytes);
+    // A block message sent from its own buffer, not copied: *pin counts the sends in
+    // flight, and the buffer must stay until it is 0 again.
+    int send_block(int dest, const char *message, size_t size, int *pin);
+    // Where TAG_BLOCK messages are received (a buffer of the given size).
+    void set_block_allocator(std::function<char *(size_t)> allocate) { allocate_ = std::move(allocate); }
     // *got is set when a message was received into *m.
     int poll(Message *m, bool *got);
     int progress(); // completes finished sends
@@ -52,7 +59,14 @@ public:
 private:
     struct Outgoing {
         std::vector<char> bytes;
+        int *pin = nullptr;
     };
+    void finished(Outgoing &o)
+    {
+        if (o.pin)
+            --*o.pin;
+    }
+    std::function<char *(size_t)> allocate_;
     MPI_Comm comm_ = MPI_COMM_NULL;
     int rank_ = 0, size_ = 1;
     std::vector<MPI_Request> requests_;

@@ -12,7 +12,7 @@ namespace desync {
 bool Runtime::collectable(Block *b)
 {
     const Address &a = b->addr;
-    if (b->refs > 0 || !b->forward_known || a.version() == job_.file(a.file())->versions - 1)
+    if (b->refs > 0 || b->pins > 0 || !b->forward_known || a.version() == job_.file(a.file())->versions - 1)
         return false;
     bool own = mine(a);
     if (own && frontier_[static_cast<size_t>(leases_->lease_of(a))] < a.version())

@@ -57,6 +57,7 @@ int Runtime::fill_slots(OwnLease &own)
     int last = std::min(lease.v1, frontier + job_.window);
     for (; next <= last; next++) {
         own.slots.emplace_back();
+        scan_due_ = true;
         if (make_slot(lease, next, &own.slots.back()) != DESYNC_SUCCESS)
             return error_;
     }
@@ -129,6 +130,7 @@ int Runtime::ready(std::vector<Address> &deps, char &known, const Address &a, bo
 void Runtime::make_again(const Address &a)
 {
     recompute_.push_back(a);
+    scan_due_ = true;
 }
 
 int Runtime::compute_one(bool *computed)
@@ -141,6 +143,9 @@ int Runtime::compute_one(bool *computed)
     *computed = false;
     double now = MPI_Wtime();
     bool request_missing = idle_since_ >= 0 && now - idle_since_ >= REQUEST_AFTER_IDLE;
+    if (!scan_due_ && !request_missing)
+        return DESYNC_SUCCESS;
+    scan_due_ = false;
     for (size_t i = 0; i < foreign_.size(); i++) {
         bool ok = false;
         Foreign &f = foreign_[i];
@@ -150,6 +155,7 @@ int Runtime::compute_one(bool *computed)
             Address a = f.addr;
             stats_.recomputed++;
             *computed = true;
+            scan_due_ = true;
             idle_since_ = -1;
             return compute(a);
         }
@@ -188,6 +194,7 @@ int Runtime::compute_one(bool *computed)
     }
     idle_since_ = -1;
     *computed = true;
+    scan_due_ = true; // the next may be ready too
     Address a = best_lease->slots[best_slot].blocks[best_block];
     return compute(a);
 }
@@ -212,6 +219,7 @@ int Runtime::compute(const Address &a)
 void Runtime::block_made(Block *b, bool by_this_process)
 {
     const Address &a = b->addr;
+    scan_due_ = true;
     freed_elsewhere_.erase(a);
     foreign_.erase(std::remove_if(foreign_.begin(), foreign_.end(), [&](const Foreign &f) { return f.addr == a; }),
                    foreign_.end());

@@ -58,6 +58,7 @@ int Runtime::run(MPI_Comm comm, desynch_stats *stats, std::string *message)
         *message = "MPI_Comm_dup of the job's communicator failed";
         return DESYNC_ERR_MPI;
     }
+    channel_.set_block_allocator([this](size_t size) { return store_.receive_buffer(size); });
     LeaseTable table(job_, initial_leases(job_, channel_.size()));
     leases_ = &table;
     frontier_.assign(table.leases().size(), -1);
@@ -74,7 +75,11 @@ int Runtime::run(MPI_Comm comm, desynch_stats *stats, std::string *message)
         loop();
     if (error_ != DESYNC_SUCCESS)
         end_everywhere();
-    int rc = channel_.drain([](const Message &) {}); // the job is over: late messages are dropped
+    // The job is over: late messages are dropped.
+    int rc = channel_.drain([this](const Message &m) {
+        if (m.block)
+            store_.recycle(m.block, m.block_size - BLOCK_HEADER);
+    });
     if (rc != MPI_SUCCESS)
         fail(DESYNC_ERR_MPI, "exchanging the final message counts failed");
     if (error_ == DESYNC_SUCCESS && !other_failed_)

@@ -86,7 +86,7 @@ private:
     int on_request(int source, const Address &a);
     int on_block(const Message &m);
     int on_freed(const Address &a);
-    int send_block(int dest, const Block *b);
+    int send_block(int dest, Block *b);
     int request(const Address &a);
     int push(Block *b);
     int pump_until_present(const Address &a); // a read's remote wait: no computing
@@ -124,6 +124,10 @@ private:
 
     Address computing_;        // the block appCompute is making (n == 0: none)
     double idle_since_ = -1;   // when the loop last found nothing to compute
+    // Something that can make a block ready has happened since the last scan found
+    // none (a block made or received, a slot added, a block to make again): an idle
+    // loop then costs a probe and a sleep, not a scan of every waiting block.
+    bool scan_due_ = true;
     bool collect_due_ = false, report_due_ = false, done_sent_ = false, ended_ = false;
     double last_report_ = 0;
     int error_ = DESYNC_SUCCESS;      // this process's own failure

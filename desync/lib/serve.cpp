@@ -18,11 +18,9 @@ std::vector<char> address_bytes(const Address &a)
 }
 } // namespace
 
-int Runtime::send_block(int dest, const Block *b)
+int Runtime::send_block(int dest, Block *b)
 {
-    std::vector<char> bytes = address_bytes(b->addr);
-    bytes.insert(bytes.end(), b->data, b->data + b->len);
-    if (channel_.send(dest, TAG_BLOCK, std::move(bytes)) != MPI_SUCCESS)
+    if (channel_.send_block(dest, b->base(), BLOCK_HEADER + b->len, &b->pins) != MPI_SUCCESS)
         return fail(DESYNC_ERR_MPI, "sending block " + b->addr.text() + " failed");
     return DESYNC_SUCCESS;
 }
@@ -68,7 +66,7 @@ int Runtime::on_request(int source, const Address &a)
     if (!leases_->valid(a))
         return fail(DESYNC_ERR_MPI, "rank " + std::to_string(source) + " asked for " + a.text() +
                                         ", which is no block of the job");
-    if (const Block *b = store_.find(a)) {
+    if (Block *b = store_.find(a)) {
         stats_.hits++;
         return send_block(source, b);
     }
@@ -86,13 +84,13 @@ int Runtime::on_request(int source, const Address &a)
 int Runtime::on_block(const Message &m)
 {
     Address a;
-    size_t offset = 0;
-    if (!get_ints(m.bytes, &offset, &a.n, 1) || a.n < 2 || a.n > DESYNCH_MAX_DIMS ||
-        !get_ints(m.bytes, &offset, a.d, static_cast<size_t>(a.n)) || !leases_->valid(a))
+    if (!read_header(m.block, m.block_size, &a) || !leases_->valid(a)) {
+        store_.recycle(m.block, m.block_size < BLOCK_HEADER ? 0 : m.block_size - BLOCK_HEADER);
         return fail(DESYNC_ERR_MPI, "a malformed block arrived from rank " + std::to_string(m.source));
+    }
     requested_.erase(a);
     Block *b = nullptr;
-    int rc = store_.insert(a, m.bytes.data() + offset, m.bytes.size() - offset, &b);
+    int rc = store_.adopt(a, m.block, m.block_size - BLOCK_HEADER, &b);
     if (rc == DESYNC_ERR_CONFLICT)
         return fail(rc, "block " + a.text() + " arrived from rank " + std::to_string(m.source) +
                             " with bytes other than those made here: the computation is not deterministic");
@@ -108,8 +106,10 @@ int Runtime::on_freed(const Address &a)
     // Made again here only if a block still to be made needs it (ready() decides): the
     // answer may come after what asked for it was computed from a pushed copy.
     requested_.erase(a);
-    if (!store_.find(a))
+    if (!store_.find(a)) {
         freed_elsewhere_.insert(a);
+        scan_due_ = true;
+    }
     return DESYNC_SUCCESS;
 }
 

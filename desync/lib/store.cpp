@@ -10,6 +10,8 @@
 namespace desync {
 
 namespace {
+const size_t POOL_PER_CAPACITY = 256; // freed buffers kept for reuse, per capacity
+
 // A read handle: a small heap record, so that a handle is never a block's address
 // and a stale or forged one is recognised by lookup.
 struct Handle {
@@ -17,22 +19,68 @@ struct Handle {
 };
 } // namespace
 
+void write_header(char *base, const Address &a)
+{
+    std::memcpy(base, &a.n, sizeof(int));
+    std::memcpy(base + sizeof(int), a.d, sizeof(int) * static_cast<size_t>(a.n));
+}
+
+bool read_header(const char *base, size_t size, Address *a)
+{
+    if (size < BLOCK_HEADER)
+        return false;
+    std::memcpy(&a->n, base, sizeof(int));
+    if (a->n < 2 || a->n > DESYNCH_MAX_DIMS)
+        return false;
+    std::memcpy(a->d, base + sizeof(int), sizeof(int) * static_cast<size_t>(a->n));
+    return true;
+}
+
 Store::~Store()
 {
     for (auto &entry : handles_)
         delete static_cast<Handle *>(entry.first);
     for (auto &entry : unwritten_)
-        std::free(entry.first);
+        std::free(static_cast<char *>(entry.first) - BLOCK_HEADER);
     for (auto &entry : blocks_)
-        std::free(entry.second->data);
+        std::free(entry.second->base());
+    for (auto &entry : pool_)
+        for (char *base : entry.second)
+            std::free(base);
+}
+
+char *Store::buffer(size_t capacity)
+{
+    auto pooled = pool_.find(capacity);
+    if (pooled != pool_.end() && !pooled->second.empty()) {
+        char *base = pooled->second.back();
+        pooled->second.pop_back();
+        return base;
+    }
+    return static_cast<char *>(std::malloc(BLOCK_HEADER + capacity));
+}
+
+void Store::recycle(char *base, size_t capacity)
+{
+    std::vector<char *> &pooled = pool_[capacity];
+    if (pooled.size() < POOL_PER_CAPACITY)
+        pooled.push_back(base);
+    else
+        std::free(base);
 }
 
 void *Store::make(size_t size)
 {
-    void *p = std::malloc(size ? size : 1);
-    if (p)
-        unwritten_[p] = size;
-    return p;
+    char *base = buffer(size);
+    if (!base)
+        return nullptr;
+    unwritten_[base + BLOCK_HEADER] = size;
+    return base + BLOCK_HEADER;
+}
+
+char *Store::receive_buffer(size_t size)
+{
+    return buffer(size < BLOCK_HEADER ? 0 : size - BLOCK_HEADER);
 }
 
 int Store::duplicate(const Block *old, const char *data, size_t len) const
@@ -40,12 +88,13 @@ int Store::duplicate(const Block *old, const char *data, size_t len) const
     return old->len == len && std::memcmp(old->data, data, len) == 0 ? DESYNC_SUCCESS : DESYNC_ERR_CONFLICT;
 }
 
-Block *Store::add(const Address &addr, char *data, size_t len)
+Block *Store::add(const Address &addr, char *base, size_t len, size_t capacity)
 {
     auto b = std::make_unique<Block>();
     b->addr = addr;
-    b->data = data;
+    b->data = base + BLOCK_HEADER;
     b->len = len;
+    b->capacity = capacity;
     Block *raw = b.get();
     blocks_.emplace(addr, std::move(b));
     if (resident() > peak_)
@@ -59,29 +108,31 @@ int Store::bind(const Address &addr, void *data, size_t len, Block **block)
     auto made = unwritten_.find(data);
     if (made == unwritten_.end() || len > made->second)
         return DESYNC_ERR_BUFFER;
+    char *base = static_cast<char *>(data) - BLOCK_HEADER;
+    size_t capacity = made->second;
     if (Block *old = find(addr)) {
         int rc = duplicate(old, static_cast<const char *>(data), len);
         if (rc == DESYNC_SUCCESS) {
             unwritten_.erase(made);
-            std::free(data);
+            recycle(base, capacity);
         }
         return rc;
     }
     unwritten_.erase(made);
-    *block = add(addr, static_cast<char *>(data), len);
+    write_header(base, addr);
+    *block = add(addr, base, len, capacity);
     return DESYNC_SUCCESS;
 }
 
-int Store::insert(const Address &addr, const char *data, size_t len, Block **block)
+int Store::adopt(const Address &addr, char *base, size_t len, Block **block)
 {
     *block = nullptr;
-    if (Block *old = find(addr))
-        return duplicate(old, data, len);
-    char *copy = static_cast<char *>(std::malloc(len ? len : 1));
-    if (!copy)
-        return DESYNC_ERR_NOMEM;
-    std::memcpy(copy, data, len);
-    *block = add(addr, copy, len);
+    if (Block *old = find(addr)) {
+        int rc = duplicate(old, base + BLOCK_HEADER, len);
+        recycle(base, len);
+        return rc;
+    }
+    *block = add(addr, base, len, len);
     return DESYNC_SUCCESS;
 }
 
@@ -115,7 +166,7 @@ Block *Store::release(void *handle)
 
 void Store::erase(Block *b)
 {
-    std::free(b->data);
+    recycle(b->base(), b->capacity);
     Address key = b->addr; // erasing destroys b, and its address with it
     blocks_.erase(key);
 }

@@ -13,11 +13,20 @@
 
 namespace desync {
 
+// Every block's buffer begins with a header, the block's address, so that the
+// buffer is the block's message as it stands: sent and received with no copy.
+constexpr size_t BLOCK_HEADER = 64; // (1 + DESYNCH_MAX_DIMS) ints, rounded up for alignment
+void write_header(char *base, const Address &a);
+bool read_header(const char *base, size_t size, Address *a); // false when malformed
+
 struct Block {
     Address addr;
-    char *data = nullptr; // malloc'd; the store frees it
+    char *data = nullptr; // base + BLOCK_HEADER; the store owns base
     size_t len = 0;
+    size_t capacity = 0;  // of the data part (buffers are reused by capacity)
     int refs = 0;         // live read handles
+    int pins = 0;         // sends in flight from the buffer
+    char *base() const { return data - BLOCK_HEADER; }
     // The runtime's note of the block's forward dependencies (asked once, for the
     // garbage collector and for prefetching).
     std::vector<Address> forward;
@@ -32,13 +41,18 @@ public:
     ~Store();
 
     void *make(size_t size); // nullptr when memory runs out
+    // A buffer for a received block message of `size` bytes (header included), and
+    // its return when the message is not kept.
+    char *receive_buffer(size_t size);
+    void recycle(char *base, size_t capacity);
     // Binds addr to a buffer from make: DESYNC_SUCCESS (*block set, the store owns the
     // buffer), DESYNC_ERR_BUFFER, or for an address already bound DESYNC_SUCCESS with
     // *block null if the bytes are the same (the buffer is freed), DESYNC_ERR_CONFLICT
     // if not.
     int bind(const Address &addr, void *data, size_t len, Block **block);
-    // A block received from another process: copied in; same duplicate rules.
-    int insert(const Address &addr, const char *data, size_t len, Block **block);
+    // A block received from another process, in a buffer from receive_buffer: adopted
+    // (or recycled); the same duplicate rules.
+    int adopt(const Address &addr, char *base, size_t len, Block **block);
 
     Block *find(const Address &addr) const;
     void *acquire(Block *b);                // a read handle
@@ -55,10 +69,12 @@ public:
 
 private:
     int duplicate(const Block *old, const char *data, size_t len) const;
-    Block *add(const Address &addr, char *data, size_t len);
+    Block *add(const Address &addr, char *base, size_t len, size_t capacity);
+    char *buffer(size_t capacity); // from the pool, or new
 
     std::unordered_map<Address, std::unique_ptr<Block>, AddressHash> blocks_;
-    std::unordered_map<void *, size_t> unwritten_;       // from make: capacity
+    std::unordered_map<void *, size_t> unwritten_;       // from make (data pointers): capacity
+    std::unordered_map<size_t, std::vector<char *>> pool_; // freed buffers by capacity
     std::unordered_map<void *, Block *> handles_;
     long long peak_ = 0;
 };
