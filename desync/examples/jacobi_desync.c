@@ -1,6 +1,6 @@
 /*
  * jacobi_desync N B VERSIONS OUTPUT [--cost-us C] [--laggard RANK:FACTOR]...
- *               [--chunks SPEC] [--window W]
+ *               [--chunks SPEC] [--window W] [--rebalance K] [--balance misses|throughput]
  *
  * The Jacobi solver of issue 18 through DesyncFS's callbacks: the same N x N grid,
  * kernel (jacobi_kernel.h) and laggard schedule (laggard.h) as its plain-MPI twin,
@@ -221,6 +221,10 @@ int main(int argc, char **argv)
     MPI_Info_set(info, "desync_chunks", chunks);
     if (o.window)
         MPI_Info_set(info, "desync_window", o.window);
+    if (o.rebalance)
+        MPI_Info_set(info, "desync_rebalance", o.rebalance);
+    if (o.balance)
+        MPI_Info_set(info, "desync_balance", o.balance);
 
     int rc = MPI_File_open(MPI_COMM_WORLD, o.output, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &output);
     if (rc != MPI_SUCCESS) {

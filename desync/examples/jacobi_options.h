@@ -1,8 +1,8 @@
 /* jacobi_options.h - the command line that the Jacobi example and its plain-MPI twin
  * share (issue 18), so that a benchmark runs both with the same words:
  *   PROGRAM N B VERSIONS OUTPUT [--cost-us C] [--laggard RANK:FACTOR]...
- * and, for the DesyncFS version only, [--chunks SPEC] [--window W] (desync_chunks and
- * desync_window). A bad line is said once, by rank 0, and gives status 2. */
+ * and, for the DesyncFS version only, [--chunks SPEC] [--window W] [--rebalance K]
+ * [--balance misses|throughput] (the desync_* hints of those names). A bad line is said once, by rank 0, and gives status 2. */
 #ifndef DESYNC_JACOBI_OPTIONS_H
 #define DESYNC_JACOBI_OPTIONS_H
 
@@ -18,6 +18,7 @@ struct jacobi_options {
     double factor;      /* this rank's laggard factor */
     const char *chunks; /* NULL: the program's default */
     const char *window; /* NULL: the runtime's default */
+    const char *rebalance, *balance;
 };
 
 static int jacobi_fail(const char *program, int rank, const char *what)
@@ -42,9 +43,9 @@ static int jacobi_parse(int argc, char **argv, const char *program, int rank, in
     memset(o, 0, sizeof *o);
     o->factor = 1.0;
     if (argc < 5) {
-        char usage[200];
+        char usage[240];
         snprintf(usage, sizeof usage, "usage: %s N B VERSIONS OUTPUT [--cost-us C] [--laggard RANK:FACTOR]...%s",
-                 program, desync_options ? " [--chunks SPEC] [--window W]" : "");
+                 program, desync_options ? " [--chunks SPEC] [--window W] [--rebalance K] [--balance B]" : "");
         return jacobi_fail(program, rank, usage);
     }
     o->n = jacobi_positive(argv[1]);
@@ -73,6 +74,10 @@ static int jacobi_parse(int argc, char **argv, const char *program, int rank, in
             o->chunks = argv[++i];
         } else if (desync_options && !strcmp(argv[i], "--window") && i + 1 < argc) {
             o->window = argv[++i];
+        } else if (desync_options && !strcmp(argv[i], "--rebalance") && i + 1 < argc) {
+            o->rebalance = argv[++i];
+        } else if (desync_options && !strcmp(argv[i], "--balance") && i + 1 < argc) {
+            o->balance = argv[++i];
         } else {
             return jacobi_fail(program, rank, "unknown or incomplete option");
         }

@@ -19,7 +19,8 @@ enum Tag {
     TAG_FRONTIERS,   // from the map: every lease's frontier
     TAG_DONE,        // to the map: my blocks of every last version exist
     TAG_END,         // from the map: the job is done
-    TAG_ABORT        // to everyone: I failed with this code
+    TAG_ABORT,       // to everyone: I failed with this code
+    TAG_LEASES       // from the map: the leases of the next period
 };
 
 struct Message {

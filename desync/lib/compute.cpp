@@ -115,6 +115,8 @@ int Runtime::ready(std::vector<Address> &deps, char &known, const Address &a, bo
         if (store_.find(d))
             continue;
         all = false;
+        if (owner(d) < 0)
+            continue; // its period is not leased yet: it will be pushed once it is
         if (mine(d) ? made(d) : freed_elsewhere_.count(d) != 0) {
             make_again(d); // freed too early for this reader
         } else if (!mine(d) && request_missing && !requested_.count(d) && request(d) != DESYNC_SUCCESS) {
@@ -204,7 +206,9 @@ int Runtime::compute(const Address &a)
     computing_ = a;
     Address copy = a;
     blockaddr ba = {copy.n, copy.d};
+    double began = MPI_Wtime();
     app_->appCompute(&ba, file_desc(a.file()));
+    busy_ += MPI_Wtime() - began;
     computing_ = Address();
     stats_.computed++;
     if (error_ != DESYNC_SUCCESS || other_failed_ || ended_)
@@ -264,7 +268,7 @@ void Runtime::advance(OwnLease &own)
 
 bool Runtime::all_done() const
 {
-    if (!foreign_.empty())
+    if (!foreign_.empty() || !leased_to_the_end())
         return false;
     for (const OwnLease &own : own_)
         if (frontier_[static_cast<size_t>(own.lease)] < leases_->lease(own.lease).v1)

@@ -2,7 +2,9 @@
 //   desync_files   ID:VERSIONS:E1xE2... [; ID:VERSIONS:E1x...]   (required)
 //   desync_chunks  bisect | bisect:W0,W1,... (one weight per process) | grid:A1xA2...
 //   desync_window  1 .. 1000 (default 4)
-//   desync_rebalance, desync_replicate   0 only, in this build (NOTES.md 3)
+//   desync_rebalance  versions per lease period, 0 (default: one period) or more
+//   desync_balance    misses (the paper's, default) | throughput
+//   desync_replicate  0 only, in this build (NOTES.md 3)
 #include "job.h"
 
 #include "desync.h"
@@ -46,7 +48,7 @@ std::string Job::canonical() const
         s += "," + std::to_string(g);
     for (double w : layout.weights)
         s += "," + std::to_string(w);
-    return s + ";" + std::to_string(window);
+    return s + ";" + std::to_string(window) + ";" + std::to_string(rebalance) + ";" + std::to_string(balance);
 }
 
 namespace {
@@ -188,7 +190,7 @@ int parse_job(MPI_Info info, int processes, Job *job, std::string *why)
     int keys = 0;
     MPI_Info_get_nkeys(info, &keys);
     static const char *const known[] = {"desync_files", "desync_chunks", "desync_window",
-                                        "desync_rebalance", "desync_replicate"};
+                                        "desync_rebalance", "desync_balance", "desync_replicate"};
     for (int i = 0; i < keys; i++) {
         char key[MPI_MAX_INFO_KEY + 1];
         MPI_Info_get_nthkey(info, i, key);
@@ -235,13 +237,24 @@ int parse_job(MPI_Info info, int processes, Job *job, std::string *why)
         *why = "desync_window=\"" + text + "\": expected an integer from 1 to 1000";
         return DESYNC_ERR_HINT;
     }
-    // Rechunking and replication are designed (NOTES.md 2.6, 2.7) but not built yet:
-    // a job that asks for them must not run as if it had them.
-    for (const char *later : {"desync_rebalance", "desync_replicate"})
-        if (read_hint(info, later, &text) && text != "0") {
-            *why = std::string(later) + "=\"" + text + "\": not available in this build (only 0)";
+    if (read_hint(info, "desync_rebalance", &text) && !parse_int(text, 0, INT_MAX, &job->rebalance)) {
+        *why = "desync_rebalance=\"" + text + "\": expected versions per lease period (0: never)";
+        return DESYNC_ERR_HINT;
+    }
+    if (read_hint(info, "desync_balance", &text)) {
+        if (text == "misses" || text == "throughput") {
+            job->balance = text == "misses" ? Job::Misses : Job::Throughput;
+        } else {
+            *why = "desync_balance=\"" + text + "\": expected misses or throughput";
             return DESYNC_ERR_HINT;
         }
+    }
+    // Replication is designed (NOTES.md 2.6) but not built yet: a job that asks for
+    // it must not run as if it had it.
+    if (read_hint(info, "desync_replicate", &text) && text != "0") {
+        *why = "desync_replicate=\"" + text + "\": not available in this build (only 0)";
+        return DESYNC_ERR_HINT;
+    }
     return DESYNC_SUCCESS;
 }
 

@@ -26,6 +26,8 @@ struct Job {
     std::vector<FileShape> files;
     LayoutSpec layout;
     int window = 4; // versions a process may run ahead of its own oldest unfinished one
+    int rebalance = 0; // versions per lease period, each laid out anew (0: one period)
+    enum Balance { Misses, Throughput } balance = Misses; // what the new layouts weigh
 
     const FileShape *file(int id) const;
     std::string canonical() const; // the same text on every rank that passed the same job

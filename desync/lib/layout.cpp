@@ -2,6 +2,7 @@
 // recursive bisection by weight) and owner lookup.
 #include "layout.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace desync {
@@ -83,24 +84,33 @@ void grid(const Lease &whole, const std::vector<int> &parts, std::vector<Lease> 
 
 } // namespace
 
-std::vector<Lease> initial_leases(const Job &job, int processes)
+int period_end(const Job &job, const FileShape &f, int v0)
+{
+    if (job.rebalance == 0)
+        return f.versions - 1;
+    return static_cast<int>(std::min<long long>(f.versions - 1, static_cast<long long>(v0) + job.rebalance - 1));
+}
+
+std::vector<Lease> period_leases(const Job &job, int processes, int v0, const std::vector<double> &weights)
 {
     std::vector<Lease> leases;
     for (const FileShape &f : job.files) {
+        if (v0 >= f.versions)
+            continue;
         Lease whole;
         whole.file = f.id;
-        whole.v0 = 0;
-        whole.v1 = f.versions - 1;
+        whole.v0 = v0;
+        whole.v1 = period_end(job, f, v0);
         whole.lo.assign(f.extent.size(), 0);
         for (int e : f.extent)
             whole.hi.push_back(e - 1);
-        if (job.layout.kind == LayoutSpec::Grid) {
+        if (v0 == 0 && job.layout.kind == LayoutSpec::Grid) {
             grid(whole, job.layout.grid, &leases);
         } else {
-            std::vector<double> weights = job.layout.weights;
-            if (weights.empty())
-                weights.assign(static_cast<size_t>(processes), 1.0);
-            bisect(whole, 0, processes, weights, &leases);
+            std::vector<double> w = v0 == 0 ? job.layout.weights : weights;
+            if (w.empty())
+                w.assign(static_cast<size_t>(processes), 1.0);
+            bisect(whole, 0, processes, w, &leases);
         }
     }
     return leases;
@@ -109,37 +119,51 @@ std::vector<Lease> initial_leases(const Job &job, int processes)
 LeaseTable::LeaseTable(const Job &job, std::vector<Lease> leases) : job_(job), leases_(std::move(leases))
 {
     epochs_.resize(job.files.size());
-    for (size_t i = 0; i < leases_.size(); i++) {
-        const Lease &l = leases_[i];
-        size_t fi = 0;
-        while (job.files[fi].id != l.file)
-            fi++;
-        const FileShape &f = job.files[fi];
-        std::vector<Epoch> &epochs = epochs_[fi];
-        Epoch *e = nullptr;
-        for (Epoch &candidate : epochs)
-            if (candidate.v0 == l.v0 && candidate.v1 == l.v1)
-                e = &candidate;
-        if (!e) {
-            epochs.push_back({l.v0, l.v1, std::vector<int>(static_cast<size_t>(f.blocks_per_version()), -1)});
-            e = &epochs.back();
+    for (size_t i = 0; i < leases_.size(); i++)
+        index(i);
+}
+
+void LeaseTable::add(const std::vector<Lease> &leases)
+{
+    for (const Lease &l : leases) {
+        leases_.push_back(l);
+        index(leases_.size() - 1);
+    }
+}
+
+// Enters lease i in the owner lookup of its file and versions.
+void LeaseTable::index(size_t i)
+{
+    const Job &job = job_;
+    const Lease &l = leases_[i];
+    size_t fi = 0;
+    while (job.files[fi].id != l.file)
+        fi++;
+    const FileShape &f = job.files[fi];
+    std::vector<Epoch> &epochs = epochs_[fi];
+    Epoch *e = nullptr;
+    for (Epoch &candidate : epochs)
+        if (candidate.v0 == l.v0 && candidate.v1 == l.v1)
+            e = &candidate;
+    if (!e) {
+        epochs.push_back({l.v0, l.v1, std::vector<int>(static_cast<size_t>(f.blocks_per_version()), -1)});
+        e = &epochs.back();
+    }
+    Address a;
+    a.n = static_cast<int>(l.lo.size()) + 2;
+    std::vector<int> at = l.lo;
+    for (;;) { // every block of the chunk
+        for (size_t k = 0; k < at.size(); k++)
+            a.d[k + 2] = at[k];
+        e->lease_of_block[static_cast<size_t>(linear(f, a))] = static_cast<int>(i);
+        size_t k = at.size();
+        while (k > 0 && at[k - 1] == l.hi[k - 1]) {
+            at[k - 1] = l.lo[k - 1];
+            k--;
         }
-        Address a;
-        a.n = static_cast<int>(l.lo.size()) + 2;
-        std::vector<int> at = l.lo;
-        for (;;) { // every block of the chunk
-            for (size_t k = 0; k < at.size(); k++)
-                a.d[k + 2] = at[k];
-            e->lease_of_block[static_cast<size_t>(linear(f, a))] = static_cast<int>(i);
-            size_t k = at.size();
-            while (k > 0 && at[k - 1] == l.hi[k - 1]) {
-                at[k - 1] = l.lo[k - 1];
-                k--;
-            }
-            if (k == 0)
-                break;
-            at[k - 1]++;
-        }
+        if (k == 0)
+            break;
+        at[k - 1]++;
     }
 }
 

@@ -19,14 +19,19 @@ struct Lease {
     bool covers(const Address &a) const;
 };
 
-// The initial leases: every file's chunks, for all of its versions.
-std::vector<Lease> initial_leases(const Job &job, int processes);
+// The leases of one period: every file's chunks for versions v0 .. v0 + the period
+// (job.rebalance, or all versions) - 1, by the job's layout at period 0, else by
+// recursive bisection with the weights given (one per process).
+std::vector<Lease> period_leases(const Job &job, int processes, int v0, const std::vector<double> &weights);
+// The last version of the period that begins at v0, for a file.
+int period_end(const Job &job, const FileShape &f, int v0);
 
 // Owner lookup in O(1): per file, the lease of each block (by linearised coordinates),
 // per range of versions.
 class LeaseTable {
 public:
     LeaseTable(const Job &job, std::vector<Lease> leases);
+    void add(const std::vector<Lease> &leases); // a later period's
     const std::vector<Lease> &leases() const { return leases_; }
     const Lease &lease(int index) const { return leases_[static_cast<size_t>(index)]; }
     // The index of the lease that covers a, or -1 when no lease does.
@@ -41,6 +46,7 @@ private:
         std::vector<int> lease_of_block;
     };
     long long linear(const FileShape &f, const Address &a) const;
+    void index(size_t lease);
     const Job &job_;
     std::vector<Lease> leases_;
     std::vector<std::vector<Epoch>> epochs_; // per file index in job_.files

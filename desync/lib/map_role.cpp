@@ -1,8 +1,9 @@
 // map_role.cpp - the map, a role of rank 0 (NOTES.md 2.2): it gathers every
 // process's lease frontiers and sends the table back (the garbage collector's
-// knowledge of what exists elsewhere), and ends the job when every process has made
-// its blocks of every last version. Leases are all given at the start in this build
-// (no rechunking yet), so the map grants nothing later.
+// knowledge of what exists elsewhere); with desync_rebalance it lays out and grants
+// each next period of leases by recursive bisection, weighed by what the processes
+// reported (NOTES.md 2.7); and it ends the job when every process has made its
+// blocks of every last version.
 #include "runtime.h"
 
 #include <algorithm>
@@ -20,32 +21,88 @@ int Runtime::send_report()
         return DESYNC_SUCCESS;
     report_due_ = false;
     last_report_ = now;
-    std::vector<int> pairs;
+    // Blocks computed, microseconds inside appCompute and misses served since the last
+    // report, then (lease, frontier) pairs.
+    std::vector<int> report = {static_cast<int>(stats_.computed - reported_computed_),
+                               static_cast<int>((busy_ - reported_busy_) * 1e6),
+                               static_cast<int>(stats_.misses - reported_misses_)};
+    reported_computed_ = stats_.computed;
+    reported_busy_ = busy_;
+    reported_misses_ = stats_.misses;
     for (const OwnLease &own : own_) {
-        pairs.push_back(own.lease);
-        pairs.push_back(frontier_[static_cast<size_t>(own.lease)]);
+        report.push_back(own.lease);
+        report.push_back(frontier_[static_cast<size_t>(own.lease)]);
     }
     if (channel_.rank() == 0)
-        return map_report(pairs);
+        return map_report(0, report);
     std::vector<char> bytes;
-    put_ints(&bytes, pairs.data(), pairs.size());
+    put_ints(&bytes, report.data(), report.size());
     if (channel_.send(0, TAG_REPORT, std::move(bytes)) != MPI_SUCCESS)
         return fail(DESYNC_ERR_MPI, "sending a frontier report failed");
     return DESYNC_SUCCESS;
 }
 
-int Runtime::map_report(const std::vector<int> &pairs)
+int Runtime::map_report(int source, const std::vector<int> &report)
 {
-    for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
-        size_t l = static_cast<size_t>(pairs[i]);
+    if (report.size() < 3 || report.size() % 2 == 0)
+        return fail(DESYNC_ERR_MPI, "a malformed report arrived from rank " + std::to_string(source));
+    size_t s = static_cast<size_t>(source);
+    map_computed_[s] += report[0];
+    map_busy_[s] += report[1] * 1e-6;
+    map_misses_[s] += report[2];
+    bool near_end = false; // of the last period granted
+    for (size_t i = 3; i + 1 < report.size(); i += 2) {
+        size_t l = static_cast<size_t>(report[i]);
         if (l >= map_frontier_.size())
             return fail(DESYNC_ERR_MPI, "a frontier report names no lease of the job");
-        map_frontier_[l] = std::max(map_frontier_[l], pairs[i + 1]);
-        frontier_[l] = std::max(frontier_[l], pairs[i + 1]); // rank 0's own view
+        map_frontier_[l] = std::max(map_frontier_[l], report[i + 1]);
+        frontier_[l] = std::max(frontier_[l], report[i + 1]); // rank 0's own view
+        const Lease &lease = leases_->lease(static_cast<int>(l));
+        near_end = near_end || (lease.v1 == map_next_v0_ - 1 && report[i + 1] >= lease.v1 - job_.window - 1);
     }
     map_dirty_ = true;
     collect_due_ = true;
-    return DESYNC_SUCCESS;
+    return near_end ? map_grant() : DESYNC_SUCCESS;
+}
+
+// The weights of the next period's layout (NOTES.md 2.7). Throughput: blocks per
+// second inside appCompute, as measured. Misses (the paper's): a process whose
+// server missed often is slower than its share: its weight is divided by 1 + its
+// misses per block computed, period after period, until it misses no more.
+std::vector<double> Runtime::map_weights()
+{
+    std::vector<double> w = map_weights_;
+    double sum = 0;
+    for (size_t i = 0; i < w.size(); i++) {
+        if (map_computed_[i] > 0 && map_busy_[i] > 0)
+            w[i] = job_.balance == Job::Throughput ? map_computed_[i] / map_busy_[i]
+                                                   : w[i] / (1.0 + map_misses_[i] / map_computed_[i]);
+        sum += w[i];
+    }
+    for (double &x : w)
+        x = x / sum * static_cast<double>(w.size());
+    return w;
+}
+
+// Lays out and grants the period that begins at map_next_v0_, to every process.
+int Runtime::map_grant()
+{
+    bool any = false;
+    for (const FileShape &f : job_.files)
+        any = any || map_next_v0_ < f.versions;
+    if (!any)
+        return DESYNC_SUCCESS;
+    map_weights_ = map_weights();
+    std::vector<Lease> leases = period_leases(job_, channel_.size(), map_next_v0_, map_weights_);
+    map_next_v0_ += job_.rebalance;
+    std::fill(map_computed_.begin(), map_computed_.end(), 0);
+    std::fill(map_busy_.begin(), map_busy_.end(), 0);
+    std::fill(map_misses_.begin(), map_misses_.end(), 0);
+    std::vector<char> bytes = lease_bytes(leases);
+    for (int r = 1; r < channel_.size(); r++)
+        if (channel_.send(r, TAG_LEASES, bytes) != MPI_SUCCESS)
+            return fail(DESYNC_ERR_MPI, "sending the next period's leases failed");
+    return add_leases(leases);
 }
 
 int Runtime::map_progress()

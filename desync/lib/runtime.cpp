@@ -2,6 +2,7 @@
 #include "runtime.h"
 
 #include <algorithm>
+#include <climits>
 
 namespace desync {
 
@@ -59,10 +60,19 @@ int Runtime::run(MPI_Comm comm, desynch_stats *stats, std::string *message)
         return DESYNC_ERR_MPI;
     }
     channel_.set_block_allocator([this](size_t size) { return store_.receive_buffer(size); });
-    LeaseTable table(job_, initial_leases(job_, channel_.size()));
+    LeaseTable table(job_, period_leases(job_, channel_.size(), 0, {}));
     leases_ = &table;
     frontier_.assign(table.leases().size(), -1);
     map_frontier_ = frontier_;
+    for (const FileShape &f : job_.files)
+        leased_through_.push_back(period_end(job_, f, 0));
+    // The map's: the next period, and the figures that will lay it out.
+    map_next_v0_ = job_.rebalance ? job_.rebalance : INT_MAX;
+    size_t processes = static_cast<size_t>(channel_.size());
+    map_weights_ = job_.layout.weights.empty() ? std::vector<double>(processes, 1.0) : job_.layout.weights;
+    map_computed_.assign(processes, 0);
+    map_busy_.assign(processes, 0);
+    map_misses_.assign(processes, 0);
     for (size_t l = 0; l < table.leases().size(); l++)
         if (table.lease(static_cast<int>(l)).node == channel_.rank()) {
             own_.push_back({static_cast<int>(l), {}});
@@ -162,9 +172,15 @@ int Runtime::handle(const Message &m)
     case TAG_BLOCK:
         return on_block(m);
     case TAG_REPORT: {
-        std::vector<int> pairs(m.bytes.size() / sizeof(int));
-        get_ints(m.bytes, &offset, pairs.data(), pairs.size());
-        return map_report(pairs);
+        std::vector<int> report(m.bytes.size() / sizeof(int));
+        get_ints(m.bytes, &offset, report.data(), report.size());
+        return map_report(m.source, report);
+    }
+    case TAG_LEASES: {
+        std::vector<Lease> leases;
+        if (!read_leases(m.bytes, &leases))
+            return fail(DESYNC_ERR_MPI, "malformed leases arrived from the map");
+        return add_leases(leases);
     }
     case TAG_FRONTIERS: {
         std::vector<int> table(m.bytes.size() / sizeof(int));

@@ -21,6 +21,10 @@
 
 namespace desync {
 
+// A period's leases as a message, and back (false when malformed).
+std::vector<char> lease_bytes(const std::vector<Lease> &leases);
+bool read_leases(const std::vector<char> &bytes, std::vector<Lease> *leases);
+
 class Runtime {
 public:
     Runtime(const desynch_app *app, const Job &job);
@@ -91,12 +95,18 @@ private:
     int push(Block *b);
     int pump_until_present(const Address &a); // a read's remote wait: no computing
 
+    // leases.cpp
+    int add_leases(const std::vector<Lease> &leases);
+    bool leased_to_the_end() const;
+
     // collect.cpp
     void collect();
     bool collectable(Block *b);
 
     // map_role.cpp
-    int map_report(const std::vector<int> &pairs);
+    int map_report(int source, const std::vector<int> &report);
+    int map_grant();
+    std::vector<double> map_weights();
     int map_done();
     int map_progress();
     int send_report();
@@ -135,8 +145,16 @@ private:
     std::string error_message_, last_message_;
     desynch_stats stats_ = {};
 
+    std::vector<int> leased_through_; // per file (index in job_.files): the last version leased
+    double busy_ = 0;                 // seconds inside appCompute
+    long long reported_computed_ = 0, reported_misses_ = 0;
+    double reported_busy_ = 0;
+
     // The map (rank 0).
     std::vector<int> map_frontier_;
+    int map_next_v0_ = 0;             // the first version of the period not yet granted
+    std::vector<double> map_weights_; // the current layout's, one per process
+    std::vector<double> map_computed_, map_busy_, map_misses_; // per process, this period
     bool map_dirty_ = false;
     double map_last_broadcast_ = 0;
     int map_done_ = 0;

@@ -67,6 +67,11 @@ def test_a_laggard_keeps_the_bytes_and_sets_the_pace(mpirun, tmp_path, expected)
     (4, ["--window", "1"]), (9, ["--window", "8"]),
     (4, ["--cost-us", "100", "--laggard", "1:4"]),      # a laggard's neighbours run ahead
     (9, ["--cost-us", "50", "--laggard", "4:3", "--laggard", "0:2", "--window", "2"]),
+    # Rechunking: each period of K versions laid out anew, its chunks moved away from
+    # the laggard (the blocks before a period pushed to their new owners).
+    (4, ["--rebalance", "10", "--cost-us", "100", "--laggard", "1:4"]),
+    (9, ["--rebalance", "7", "--balance", "throughput", "--cost-us", "50", "--laggard", "4:4"]),
+    (5, ["--rebalance", "1", "--window", "2"]),
 ])
 def test_desyncfs_gives_the_twins_bytes(mpirun, tmp_path, expected, ranks, options):
     output = tmp_path / "grid"

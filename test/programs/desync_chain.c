@@ -1,5 +1,6 @@
 /*
  * desync_chain E VERSIONS R SEED OUTPUT [--window W] [--chunks SPEC] [--delay-us MAX]
+ *              [--rebalance K]
  *
  * A small 1-D application on libdesync for the garbage collector's tests (issue 18):
  * one file of E blocks per version; block (v, x) is made from blocks (v - 1, x - R ..
@@ -155,6 +156,8 @@ int main(int argc, char **argv)
             MPI_Info_set(info, "desync_window", argv[i + 1]);
         else if (!strcmp(argv[i], "--chunks"))
             MPI_Info_set(info, "desync_chunks", argv[i + 1]);
+        else if (!strcmp(argv[i], "--rebalance"))
+            MPI_Info_set(info, "desync_rebalance", argv[i + 1]);
         else if (!strcmp(argv[i], "--delay-us") && number(argv[i + 1]) >= 0)
             delay_max_us = (unsigned)number(argv[i + 1]);
         else
@@ -163,7 +166,7 @@ int main(int argc, char **argv)
     if (bad) {
         if (rank == 0)
             fprintf(stderr, "usage: desync_chain E VERSIONS R SEED OUTPUT [--window W] [--chunks SPEC] "
-                            "[--delay-us MAX]\n");
+                            "[--delay-us MAX] [--rebalance K]\n");
         MPI_Info_free(&info);
         MPI_Finalize();
         return 2;

@@ -195,7 +195,8 @@ static void check_run_arguments(void)
         {"desync_window", "0", "desync_window"},
         {"desync_window", "1001", "desync_window"},
         {"desync_window", "4x", "desync_window"},
-        {"desync_rebalance", "10", "desync_rebalance"},
+        {"desync_rebalance", "-1", "desync_rebalance"},
+        {"desync_balance", "speed", "desync_balance"},
         {"desync_replicate", "5", "desync_replicate"},
         {"desync_bogus", "1", "unknown hint desync_bogus"},
     };
