@@ -21,6 +21,7 @@
  * Exit status 0, 2 for bad arguments, 1 when the job failed.
  */
 #include "desync.h"
+#include "desync_line.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -31,7 +32,6 @@
 
 #define WORDS 4
 
-static long blocks, radius;
 static unsigned delay_max_us = 200;
 static unsigned random_state;
 static MPI_File output;
@@ -47,24 +47,6 @@ static uint64_t chain_mix(uint64_t h, uint64_t input)
     return (h ^ input) * 0x100000001B3ull;
 }
 
-static int deps(const blockaddr *b, const chunkdesc *file, baddrslist *list, int dir)
-{
-    int v = b->dims[1] + (dir == DESYNCH_FORWARD ? 1 : -1);
-    list->num = 0;
-    if (v < file->dims[1].min || v > file->dims[1].max)
-        return 1;
-    if (list->maxnum < 2 * radius + 1) {
-        list->num = (int)(2 * radius + 1);
-        return 1;
-    }
-    for (long x = b->dims[2] - radius; x <= b->dims[2] + radius; x++)
-        if (x >= 0 && x < blocks) {
-            int *d = list->baddrs[list->num++].dims;
-            d[0] = 0, d[1] = v, d[2] = (int)x;
-        }
-    return 1;
-}
-
 static void compute(const blockaddr *b, const chunkdesc *file)
 {
     (void)file;
@@ -74,8 +56,8 @@ static void compute(const blockaddr *b, const chunkdesc *file)
         return;
     for (int k = 0; k < WORDS; k++)
         out[k] = chain_start(v, x, k);
-    for (long y = x - radius; v > 0 && y <= x + radius; y++) {
-        if (y < 0 || y >= blocks)
+    for (long y = x - line_radius; v > 0 && y <= x + line_radius; y++) {
+        if (y < 0 || y >= line_blocks)
             continue;
         int dims[3] = {0, v - 1, (int)y};
         blockaddr in = {3, dims};
@@ -99,33 +81,6 @@ static void compute(const blockaddr *b, const chunkdesc *file)
         fprintf(stderr, "desync_chain rank %d: %s\n", rank, desynch_Last_message());
 }
 
-struct cursor {
-    int version, x, last;
-};
-
-static void *iter_init(const chunkdesc *chunk)
-{
-    struct cursor *c = malloc(sizeof *c);
-    if (c)
-        *c = (struct cursor){chunk->dims[1].min, chunk->dims[2].min, chunk->dims[2].max};
-    return c;
-}
-
-static int iter_next(void *iter, blockaddr *b)
-{
-    struct cursor *c = iter;
-    if (!c || c->x > c->last)
-        return 0;
-    b->numdims = 3;
-    b->dims[0] = 0, b->dims[1] = c->version, b->dims[2] = c->x++;
-    return 1;
-}
-
-static void iter_done(void *iter)
-{
-    free(iter);
-}
-
 static void result(const blockaddr *b, const void *data, size_t len)
 {
     MPI_Offset at = (MPI_Offset)b->dims[2] * WORDS * (MPI_Offset)sizeof(uint64_t);
@@ -144,11 +99,11 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     long versions = argc > 5 ? number(argv[2]) : -1, seed = argc > 5 ? number(argv[4]) : -1;
-    blocks = argc > 5 ? number(argv[1]) : -1;
-    radius = argc > 5 ? number(argv[3]) : -1;
+    line_blocks = argc > 5 ? number(argv[1]) : -1;
+    line_radius = argc > 5 ? number(argv[3]) : -1;
     MPI_Info info;
     MPI_Info_create(&info);
-    int bad = blocks < 1 || versions < 1 || radius < 0 || seed < 0;
+    int bad = line_blocks < 1 || versions < 1 || line_radius < 0 || seed < 0;
     for (int i = 6; i < argc && !bad; i += 2) {
         if (i + 1 >= argc)
             bad = 1;
@@ -173,14 +128,14 @@ int main(int argc, char **argv)
     }
     random_state = (unsigned)(seed * 7919 + rank);
     char files[64];
-    snprintf(files, sizeof files, "0:%ld:%ld", versions, blocks);
+    snprintf(files, sizeof files, "0:%ld:%ld", versions, line_blocks);
     MPI_Info_set(info, "desync_files", files);
     int rc = MPI_File_open(MPI_COMM_WORLD, argv[5], MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &output);
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "desync_chain: cannot open %s\n", argv[5]);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    desynch_app app = {deps, compute, iter_init, iter_next, iter_done, result};
+    desynch_app app = {line_deps, compute, line_iter_init, line_iter_next, line_iter_done, result};
     desynch_stats s = {0};
     rc = desynch_Run(MPI_COMM_WORLD, info, &app, &s);
     if (rc != DESYNC_SUCCESS)

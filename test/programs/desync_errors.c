@@ -15,6 +15,7 @@
  * (v - 1, x). Prints " No Errors" on rank 0 when every answer was the one expected.
  */
 #include "desync.h"
+#include "desync_line.h"
 #include "testlib.h"
 
 #include <string.h>
@@ -26,17 +27,6 @@ static int checked_inside; /* the checks inside the job ran on this rank */
 #define EXPECT(call_result, code)                                                             \
     CHECK(desynch_Last_error() == (code), "%s: last error %d (%s), expected %s", #call_result, \
           desynch_Last_error(), desynch_Last_message(), #code)
-
-static int deps(const blockaddr *b, const chunkdesc *file, baddrslist *list, int dir)
-{
-    int v = b->dims[1] + (dir == DESYNCH_FORWARD ? 1 : -1);
-    list->num = 0;
-    if (v >= file->dims[1].min && v <= file->dims[1].max) {
-        int *d = list->baddrs[list->num++].dims;
-        d[0] = 0, d[1] = v, d[2] = b->dims[2];
-    }
-    return 1;
-}
 
 /* Bad calls inside a running job, from the appCompute of block (0, 1, 0). */
 static void check_inside(const blockaddr *self)
@@ -103,34 +93,7 @@ static void compute(const blockaddr *b, const chunkdesc *file)
     }
 }
 
-struct cursor {
-    int version, x, last;
-};
-
-static void *iter_init(const chunkdesc *chunk)
-{
-    struct cursor *c = malloc(sizeof *c);
-    *c = (struct cursor){chunk->dims[1].min, chunk->dims[2].min, chunk->dims[2].max};
-    if (!strcmp(mode, "iterator"))
-        c->last++; /* one past the chunk */
-    return c;
-}
-
-static int iter_next(void *iter, blockaddr *b)
-{
-    struct cursor *c = iter;
-    if (c->x > c->last)
-        return 0;
-    b->dims[0] = 0, b->dims[1] = c->version, b->dims[2] = c->x++;
-    return 1;
-}
-
-static void iter_done(void *iter)
-{
-    free(iter);
-}
-
-static const desynch_app app = {deps, compute, iter_init, iter_next, iter_done, NULL};
+static const desynch_app app = {line_deps, compute, line_iter_init, line_iter_next, line_iter_done, NULL};
 
 static MPI_Info job(const char *window)
 {
@@ -217,6 +180,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     mode = argc > 1 ? argv[1] : "";
+    line_blocks = 2 * nprocs; /* radius 0: block (v, x) from (v - 1, x) */
+    line_iterator_overruns = !strcmp(mode, "iterator");
     int rc, expected_here = DESYNC_SUCCESS, owner_of_special = 0;
     if (!strcmp(mode, "routines")) {
         check_outside();
