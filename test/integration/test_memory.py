@@ -36,12 +36,13 @@ def test_lock_service_is_clean(mpirun, program):
                   piox=False, timeout=600))
 
 
-@pytest.mark.parametrize("name", ["jacobi_mpi", "jacobi_desync"])
-def test_desync_jacobi_is_clean(tmp_path, mpirun, name):
+@pytest.mark.parametrize("name,options", [("jacobi_mpi", []), ("jacobi_desync", ["--rebalance", "2"])])
+def test_desync_jacobi_is_clean(tmp_path, mpirun, name, options):
     """Issue 18's Jacobi at 4 ranks without piox: the MPI twin, and libdesync's event
-    loop, prefetch, collection and end (every message received, every block freed)."""
+    loop, prefetch, collection, periods of leases and end (every message received,
+    every block freed)."""
     jacobi = BUILD / "desync" / "examples" / name
-    result = mpirun(4, VALGRIND + [jacobi, 24, 4, 5, tmp_path / "grid"], piox=False, timeout=600)
+    result = mpirun(4, VALGRIND + [jacobi, 24, 4, 5, tmp_path / "grid", *options], piox=False, timeout=600)
     assert result.returncode == 0 and f"{name} ranks=4" in result.stdout, result.stderr
 
 
