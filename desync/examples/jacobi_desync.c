@@ -207,14 +207,10 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     int q = (int)lround(sqrt((double)nprocs));
-    char files[64], chunks[64];
+    char files[64], grid[32];
     snprintf(files, sizeof files, "0:%ld:%ldx%ld", o.versions + 1, blocks_per_side, blocks_per_side);
-    if (o.chunks)
-        snprintf(chunks, sizeof chunks, "%s", o.chunks);
-    else if (q * q == nprocs && q <= blocks_per_side)
-        snprintf(chunks, sizeof chunks, "grid:%dx%d", q, q);
-    else
-        snprintf(chunks, sizeof chunks, "bisect");
+    snprintf(grid, sizeof grid, "grid:%dx%d", q, q);
+    const char *chunks = o.chunks ? o.chunks : q * q == nprocs && q <= blocks_per_side ? grid : "bisect";
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "desync_files", files);
