@@ -1,6 +1,7 @@
 // compute.cpp - what this process computes next (NOTES.md 2.4): the oldest version
-// first, only up to `window` versions past its own frontier, only blocks whose
-// backward dependencies are all here; and what follows when a block is made.
+// first, and in a version the blocks other processes need first; only up to
+// `window` versions past its own frontier; only blocks whose backward dependencies
+// are all here; and what follows when a block is made.
 #include "runtime.h"
 
 #include <algorithm>
@@ -41,6 +42,23 @@ int Runtime::make_slot(const Lease &lease, int version, Slot *slot)
     if (!wrong.empty())
         return fail(DESYNC_ERR_APP, "the chunk iterator of file " + std::to_string(lease.file) + " version " +
                                         std::to_string(version) + " gave " + wrong);
+    // Blocks that other processes will need first (the chunk's edges, for a
+    // stencil): the others wait for those, and for nothing else of this chunk.
+    std::vector<char> needed_elsewhere(slot->blocks.size(), 0);
+    for (size_t i = 0; i < slot->blocks.size(); i++) {
+        std::vector<Address> forward;
+        bool known = false;
+        if (dependencies(slot->blocks[i], DESYNCH_FORWARD, &forward, &known) != DESYNC_SUCCESS)
+            return error_;
+        needed_elsewhere[i] = std::any_of(forward.begin(), forward.end(),
+                                          [&](const Address &f) { return owner(f) != channel_.rank(); });
+    }
+    std::vector<Address> ordered;
+    for (char first : {1, 0})
+        for (size_t i = 0; i < slot->blocks.size(); i++)
+            if (needed_elsewhere[i] == first)
+                ordered.push_back(slot->blocks[i]);
+    slot->blocks.swap(ordered);
     slot->remaining = static_cast<long long>(slot->blocks.size());
     slot->done.assign(slot->blocks.size(), 0);
     slot->backward.assign(slot->blocks.size(), {});
