@@ -21,8 +21,11 @@
  * appResult, each block's rows written where they belong. Rank 0 prints:
  *   jacobi_desync ranks=P n=N block=B versions=V seconds=S cpu=C computed=..
  *   hits=.. misses=.. requests=.. pushed=.. freed=.. peak_resident=..
+ *   rate_before=.. rate_after=..
  * S the slowest rank's time in desynch_Run, C the CPU seconds of all ranks in it,
- * the counts summed over ranks and peak_resident the largest of any rank. Exit status 0, 2 for bad arguments, 1 when
+ * the counts summed over ranks, peak_resident the largest of any rank, and the
+ * blocks per second over the second quarter of the versions (before a rechunk at
+ * half-way) and over the last quarter (after it). Exit status 0, 2 for bad arguments, 1 when
  * the run fails (its message on stderr).
  */
 #include "desync.h"
@@ -43,6 +46,7 @@ static MPI_File output;
 static int output_failed;
 static struct laggard_clock schedule;
 static double *ring; /* (B + 2)^2 doubles: a block and its halo, for compute */
+static double *version_done; /* per version: when this process made its last block of it */
 
 static int inside(long bi, long bj)
 {
@@ -141,6 +145,9 @@ static void compute(const blockaddr *b, const chunkdesc *file)
         laggard_wait(&schedule, start, 1, o.cost_ns, o.factor);
     if (desynchBlockWrite(b, out, (size_t)(B * B) * sizeof(double)) != DESYNC_SUCCESS)
         fprintf(stderr, "jacobi_desync (rank %d): %s\n", rank, desynch_Last_message());
+    double now = MPI_Wtime();
+    if (now > version_done[v])
+        version_done[v] = now;
 }
 
 /* Iterator over a chunk's blocks, row by row. */
@@ -202,7 +209,8 @@ int main(int argc, char **argv)
     }
     blocks_per_side = o.n / o.block;
     ring = malloc((size_t)((o.block + 2) * (o.block + 2)) * sizeof(double));
-    if (!ring) {
+    version_done = calloc((size_t)o.versions + 1, sizeof(double));
+    if (!ring || !version_done) {
         fprintf(stderr, "jacobi_desync: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -223,6 +231,8 @@ int main(int argc, char **argv)
         MPI_Info_set(info, "desync_balance", o.balance);
 
     int rc = MPI_File_open(MPI_COMM_WORLD, o.output, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &output);
+    if (rc == MPI_SUCCESS && (rc = MPI_File_set_size(output, 0)) != MPI_SUCCESS) /* no older tail */
+        MPI_File_close(&output);
     if (rc != MPI_SUCCESS) {
         if (rank == 0)
             fprintf(stderr, "jacobi_desync: cannot open %s\n", o.output);
@@ -249,12 +259,25 @@ int main(int argc, char **argv)
     MPI_Reduce(&stats.peak_resident, &peak, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&stats.seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&cpu, &cpu_total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    /* When each version was complete everywhere (one machine: one clock), and from
+     * that the blocks per second of the second quarter of the versions and of the
+     * last quarter: with --rebalance at half-way, before and after the new layout. */
+    MPI_Reduce(rank == 0 ? MPI_IN_PLACE : version_done, version_done, (int)o.versions + 1, MPI_DOUBLE, MPI_MAX, 0,
+               MPI_COMM_WORLD);
+    long quarter = o.versions / 4, per_version = blocks_per_side * blocks_per_side;
+    double before = 0, after = 0;
+    if (quarter > 0) {
+        before = (double)(quarter * per_version) / (version_done[2 * quarter] - version_done[quarter]);
+        after = (double)(quarter * per_version) / (version_done[o.versions] - version_done[o.versions - quarter]);
+    }
     if (rank == 0 && !any)
         printf("jacobi_desync ranks=%d n=%ld block=%ld versions=%ld seconds=%.6f cpu=%.3f computed=%lld hits=%lld "
-               "misses=%lld requests=%lld pushed=%lld freed=%lld peak_resident=%lld\n",
+               "misses=%lld requests=%lld pushed=%lld freed=%lld peak_resident=%lld rate_before=%.1f "
+               "rate_after=%.1f\n",
                nprocs, o.n, o.block, o.versions, slowest, cpu_total, total[0], total[1], total[2], total[3],
-               total[4], total[5], peak);
+               total[4], total[5], peak, before, after);
     free(ring);
+    free(version_done);
     MPI_Finalize();
     return any ? 1 : 0;
 }

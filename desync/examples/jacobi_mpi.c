@@ -134,7 +134,9 @@ int main(int argc, char **argv)
     if (rc == MPI_SUCCESS)
         rc = MPI_File_open(MPI_COMM_WORLD, o.output, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     if (rc == MPI_SUCCESS) {
-        rc = MPI_File_set_view(fh, 0, MPI_DOUBLE, view, "native", MPI_INFO_NULL);
+        rc = MPI_File_set_size(fh, 0); /* an older, longer file keeps no tail */
+        if (rc == MPI_SUCCESS)
+            rc = MPI_File_set_view(fh, 0, MPI_DOUBLE, view, "native", MPI_INFO_NULL);
         if (rc == MPI_SUCCESS)
             rc = MPI_File_write_all(fh, cur, 1, interior, MPI_STATUS_IGNORE);
         int closed = MPI_File_close(&fh);

@@ -12,8 +12,8 @@
  * much earlier on the schedule (laggard_begin). What the program did between waking
  * and beginning still counts. Otherwise a program that sleeps once per block
  * (DesyncFS) would pay the lateness 16 times where its twin, sleeping once per step,
- * pays it once. The timer slack is 1 ns (PR_SET_TIMERSLACK) for the same reason: the
- * default 50 us would be a large part of a 2 ms block. */
+ * pays it once. The timer slack is 1 ns (PR_SET_TIMERSLACK) during these sleeps for
+ * the same reason: the default 50 us would be a large part of a 2 ms block. */
 #ifndef DESYNC_LAGGARD_H
 #define DESYNC_LAGGARD_H
 
@@ -51,9 +51,7 @@ static inline double laggard_cpu_seconds(void)
 static inline int64_t laggard_begin(struct laggard_clock *clock)
 {
     int64_t now = laggard_now_ns();
-    if (clock->woke_ns == 0)
-        prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-    else if (now - clock->woke_ns < LAGGARD_STRAIGHT_ON_NS && clock->woke_ns > clock->deadline_ns)
+    if (clock->woke_ns != 0 && now - clock->woke_ns < LAGGARD_STRAIGHT_ON_NS && clock->woke_ns > clock->deadline_ns)
         return now - (clock->woke_ns - clock->deadline_ns);
     return now;
 }
@@ -66,8 +64,15 @@ static inline void laggard_wait(struct laggard_clock *clock, int64_t start_ns, l
 {
     int64_t deadline = start_ns + (int64_t)((double)(blocks * cost_ns) * factor);
     struct timespec t = {(time_t)(deadline / 1000000000), (long)(deadline % 1000000000)};
+    /* Exact for this sleep only: the polite waits' 50 us sleeps keep the default
+     * slack, which lets the kernel batch their wake-ups (1 ns there cost a tenth of a
+     * core per waiting process). */
+    int slack = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
         ;
+    if (slack > 0)
+        prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0UL, 0UL, 0UL);
     clock->deadline_ns = deadline;
     clock->woke_ns = laggard_now_ns();
 }
