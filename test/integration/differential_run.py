@@ -9,6 +9,8 @@ Configurations (all `mpiexec -n 2`, MPICH):
   piox-lockless-fuse  preloaded, on the lockless FUSE fixture
   piox-atomic         preloaded, every case in atomic mode, /tmp
 Each piox configuration's anchor is the stock configuration of the same atomicity.
+A case that sets atomic mode itself (atomic=1) runs alike with and without --atomic:
+stock-atomic and piox-atomic take its result from stock and piox (Config.plain).
 The same under Open MPI (mpirun.openmpi -n 2, OMPIO, the libpiox built for it):
   openmpi-stock, openmpi-stock-atomic, openmpi-piox-lockless,
   openmpi-piox-lockless-fuse, openmpi-piox-atomic.
@@ -27,7 +29,7 @@ import os
 import signal
 import subprocess
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import differential_cases
 
@@ -56,16 +58,19 @@ class Config:
     fuse: bool = False
     anchor: str = None
     open_mpi: bool = False
+    # The same configuration without --atomic. A case with atomic=1 sets atomic mode
+    # itself and runs alike in both: run_all runs it there only.
+    plain: str = None
 
 
 KNOWN_OMPIO_HANGS = (("DIFFERENTIAL_KNOWN_SHORT_READ_HANG", "1"),)
 CONFIGS = {c.name: c for c in [
     Config("stock", piox=False),
-    Config("stock-atomic", piox=False, atomic=True),
+    Config("stock-atomic", piox=False, atomic=True, plain="stock"),
     Config("piox", piox=True, anchor="stock"),
     Config("piox-lockless", piox=True, env=(("PIOX_LOCKLESS", "yes"),), anchor="stock"),
     Config("piox-lockless-fuse", piox=True, fuse=True, anchor="stock"),
-    Config("piox-atomic", piox=True, atomic=True, anchor="stock-atomic"),
+    Config("piox-atomic", piox=True, atomic=True, anchor="stock-atomic", plain="piox"),
     # Collective reads as piox's two-phase aggregate reads: local files, in chunks of an
     # odd size (a prime) so that pieces split inside views' blocks; every chunk local
     # everywhere.
@@ -75,7 +80,8 @@ CONFIGS = {c.name: c for c in [
     # program says "hang" for those without running them (differential.c,
     # known_short_read_hang), which saves a launch each.
     Config("openmpi-stock", piox=False, open_mpi=True, env=KNOWN_OMPIO_HANGS),
-    Config("openmpi-stock-atomic", piox=False, atomic=True, open_mpi=True, env=KNOWN_OMPIO_HANGS),
+    Config("openmpi-stock-atomic", piox=False, atomic=True, open_mpi=True, env=KNOWN_OMPIO_HANGS,
+           plain="openmpi-stock"),
     Config("openmpi-piox-lockless", piox=True, env=(("PIOX_LOCKLESS", "yes"),),
            anchor="openmpi-stock", open_mpi=True),
     Config("openmpi-piox-lockless-fuse", piox=True, fuse=True, anchor="openmpi-stock",
@@ -155,7 +161,7 @@ def parse_line(line):
 # How long one case may take before the program's watchdog calls it hung: short in
 # a run of many cases (ROMIO hangs in a few per hundred), long to confirm a hang and
 # for a large case (a count past LARGE_COUNT: megabytes, and the oracle's walk of
-# them), which runs in a launch of its own.
+# them); the large cases run together, in a launch of their own.
 CASE_MS, CONFIRM_MS = 400, 10000
 LARGE_COUNT = 100000
 
@@ -200,43 +206,44 @@ def run_config(mpirun, program, config, cases, directory, per_launch=400, confir
     it did not finish are rerun: all together when the watchdog named the case that
     hung (it printed "ID hang"), else the first of them alone, to find the culprit,
     then the rest. A hang of a case whose id is in `confirm` is confirmed alone with a
-    long watchdog (a busy machine must not make piox look hung). Cases whose id is
-    in `unrun` (by id: why) are not run: Result("unrun")."""
+    long watchdog (a busy machine must not make piox look hung). Cases whose id is in
+    `unrun` (by id: why) are not run: Result("unrun")."""
     results = {i: Result("unrun", line=why) for i, why in (unrun or {}).items()}
     cases = [c for c in cases if c["id"] not in results]
     large = [c for c in cases if int(c["count"]) > LARGE_COUNT]
     cases = [c for c in cases if int(c["count"]) <= LARGE_COUNT]
-    for case in large:
-        got, ending = _launch(mpirun, program, config, [differential_cases.case_line(case)],
-                              directory, timeout=60, case_ms=CONFIRM_MS)
-        results[case["id"]] = got.get(case["id"],
-                                      Result("died" if ending == "ok" else ending, line=ending))
-    pending = [cases[i:i + per_launch] for i in range(0, len(cases), per_launch)]
+    # (cases, watchdog in ms) a launch
+    pending = [(cases[i:i + per_launch], CASE_MS) for i in range(0, len(cases), per_launch)]
+    if large:
+        pending.append((large, CONFIRM_MS))
     while pending:
-        group = pending.pop(0)
+        group, case_ms = pending.pop(0)
         # the timeout is a backstop: the program's watchdog ends a hung case
         got, ending = _launch(mpirun, program, config,
                               [differential_cases.case_line(c) for c in group], directory,
-                              timeout=60 + 0.2 * len(group), case_ms=CASE_MS)
+                              timeout=60 + len(group) * (0.2 if case_ms == CASE_MS else 60),
+                              case_ms=case_ms)
+        named = any(result.status == "hang" for result in got.values())
         for case in group:
-            if case["id"] in confirm and got.get(case["id"], Result("ran")).status == "hang":
+            if (case_ms < CONFIRM_MS and case["id"] in confirm
+                    and got.get(case["id"], Result("ran")).status == "hang"):
                 got.update(_launch(mpirun, program, config,
                                    [differential_cases.case_line(case)], directory,
                                    timeout=60, case_ms=CONFIRM_MS)[0])
-        for case in group:
-            if case["id"] in got and str(case.get("spread")) == "1" and "write" in case["op"]:
+            # (not the large cases: they are judged as they always were, as one writer's)
+            if (case["id"] in got and case_ms == CASE_MS and str(case.get("spread")) == "1"
+                    and "write" in case["op"]):
                 got[case["id"]].writers = 2
         results.update(got)
         missing = [c for c in group if c["id"] not in got]
         if not missing:
             continue
-        named = any(got[c["id"]].status == "hang" for c in group if c["id"] in got)
         if len(group) == 1:
             results[group[0]["id"]] = Result("died" if ending == "ok" else ending, line=ending)
         elif named:  # the watchdog named the case that hung: the rest go on together
-            pending[:0] = [missing]
+            pending[:0] = [(missing, case_ms)]
         else:
-            pending[:0] = [missing[:1]] + ([missing[1:]] if len(missing) > 1 else [])
+            pending[:0] = [(part, case_ms) for part in (missing[:1], missing[1:]) if part]
     return results
 
 
@@ -349,15 +356,21 @@ def run_all(mpirun, program, cases, directories, configs=None):
     names = configs or MPICH_CONFIGS
     results = {}
     for name in sorted(names, key=lambda n: CONFIGS[n].piox):  # anchors first
-        anchor = results.get(CONFIGS[name].anchor, {})
+        config = CONFIGS[name]
+        anchor = results.get(config.anchor, {})
+        # An atomic=1 case that ran in the plain twin keeps that result: --atomic would
+        # run the very same thing again.
+        plain = results.get(config.plain, {})
+        from_plain = {c["id"] for c in cases if int(c.get("atomic", 0)) and c["id"] in plain}
         # A case that hung or died in stock gets no verdict whatever piox does
         # (verdict: skip), and each such case costs a launch or two: not run.
         results[name] = run_config(
-            mpirun, program, CONFIGS[name], cases,
-            str(directories["fuse" if CONFIGS[name].fuse else "tmp"]),
+            mpirun, program, config, [c for c in cases if c["id"] not in from_plain],
+            str(directories["fuse" if config.fuse else "tmp"]),
             confirm={i for i, r in anchor.items() if r.ran},
             unrun={i: f"not run: stock {r.status}" for i, r in anchor.items()
                    if r.status in ("hang", "died")})
+        results[name].update({i: replace(plain[i]) for i in from_plain})
     return results
 
 
