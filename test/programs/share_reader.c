@@ -8,7 +8,8 @@
  *   share_reader FILE OUTDIR [--how HOW] [--pieces N] [--rdwr] [--view] [--external32]
  *                [--large-count] [KEY=VALUE ...]
  *
- * HOW is how the share is read:
+ * HOW is how the share is read; several --how read it once each, in that order, each in an
+ * open of its own (one run covers several ways, as valgrind runs of it do):
  *   at (default)   MPI_File_read_at
  *   at_all         MPI_File_read_at_all
  *   iat            MPI_File_iread_at, then MPI_Wait
@@ -29,7 +30,8 @@
  * the routines (where the MPI library has them). KEY=VALUE pairs go into the info of
  * MPI_File_open (piox_locality=remap, dli_map_file=...).
  *
- * Writes the bytes it read to OUTDIR/share.RANK and prints one line per rank:
+ * Writes the bytes it read to OUTDIR/share.RANK and prints one line per rank (each --how
+ * in turn: the last one's bytes stay):
  *   share RANK OFFSET LENGTH READ POSITION
  * (READ from the statuses; POSITION the individual pointer after the reads, -1 for
  * the explicit-offset forms). Rank 0 prints " No Errors" when every call succeeded.
@@ -145,55 +147,27 @@ static MPI_Count read_pieces_at_once(MPI_File fh, MPI_Offset offset, char *buf, 
     return read;
 }
 
-int main(int argc, char **argv)
-{
-    MPI_Init(&argc, &argv);
-    int rank, nprocs;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    if (argc < 3) {
-        if (rank == 0)
-            fprintf(stderr, "usage: share_reader FILE OUTDIR [--how HOW] [--pieces N] [--rdwr] "
-                            "[--view] [--external32] [--large-count] [KEY=VALUE ...]\n");
-        MPI_Finalize();
-        return 2;
-    }
-    enum how how = AT;
-    int pieces = 1, amode = MPI_MODE_RDONLY, byte_view = 0, external32 = 0;
+/* How each rank opens the file and reads its share (main's options). */
+struct reading {
+    const char *path, *outdir;
+    int pieces, amode, byte_view, external32;
     MPI_Info info;
-    MPI_Info_create(&info);
-    for (int i = 3; i < argc; i++) {
-        if (!strcmp(argv[i], "--how") && i + 1 < argc) {
-            how = parse_how(argv[++i]);
-        } else if (!strcmp(argv[i], "--pieces") && i + 1 < argc) {
-            pieces = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "--rdwr")) {
-            amode = MPI_MODE_RDWR;
-        } else if (!strcmp(argv[i], "--view")) {
-            byte_view = 1;
-        } else if (!strcmp(argv[i], "--external32")) {
-            external32 = 1;
-        } else if (!strcmp(argv[i], "--large-count")) {
-            large_count = 1;
-        } else {
-            char *eq = strchr(argv[i], '=');
-            if (eq) {
-                *eq = '\0';
-                MPI_Info_set(info, argv[i], eq + 1);
-            }
-        }
-    }
+};
 
+/* Opens the file, reads this rank's share `how`, closes the file, saves the bytes to
+ * OUTDIR/share.RANK and prints the rank's share line. */
+static void read_share(const struct reading *r, enum how how, int rank, int nprocs)
+{
     MPI_File fh;
-    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, argv[1], amode, info, &fh));
-    if (byte_view) {
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, r->path, r->amode, r->info, &fh));
+    if (r->byte_view) {
         MPI_Datatype eight;
         MPI_Type_contiguous(8, MPI_BYTE, &eight);
         MPI_Type_commit(&eight);
         CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, eight, "native", MPI_INFO_NULL));
         MPI_Type_free(&eight);
     }
-    if (external32)
+    if (r->external32)
         CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL));
     MPI_Offset size = 0;
     CHECK_MPI(MPI_File_get_size(fh, &size));
@@ -201,26 +175,25 @@ int main(int argc, char **argv)
     const MPI_Offset offset = rank * avg;
     const MPI_Offset length = rank == nprocs - 1 ? size - offset : avg;
     char *buf = malloc((size_t)length + 1);
-    const MPI_Offset piece = length / pieces;  /* the last piece takes the rest */
+    const MPI_Offset piece = length / r->pieces;  /* the last piece takes the rest */
     const int individual = how == POINTER || how == POINTER_ALL || how == IPOINTER_ALL;
     if (individual)
         CHECK_MPI(MPI_File_seek(fh, offset, MPI_SEEK_SET));
     MPI_Count read = 0;
     if (how == IAT_ALL_MANY)
-        read = read_pieces_at_once(fh, offset, buf, length, pieces);
-    for (int p = 0; how != IAT_ALL_MANY && p < pieces; p++) {
+        read = read_pieces_at_once(fh, offset, buf, length, r->pieces);
+    for (int p = 0; how != IAT_ALL_MANY && p < r->pieces; p++) {
         const MPI_Offset from = p * piece;
-        const MPI_Offset take = p == pieces - 1 ? length - from : piece;
+        const MPI_Offset take = p == r->pieces - 1 ? length - from : piece;
         read += read_piece(fh, how, offset + from, buf + from, (int)take);
     }
     MPI_Offset position = -1;
     if (individual)
         CHECK_MPI(MPI_File_get_position(fh, &position));
     CHECK_MPI(MPI_File_close(&fh));
-    MPI_Info_free(&info);
 
     char path[4096];
-    snprintf(path, sizeof path, "%s/share.%d", argv[2], rank);
+    snprintf(path, sizeof path, "%s/share.%d", r->outdir, rank);
     FILE *out = fopen(path, "wb");
     CHECK(out != NULL, "cannot create %s", path);
     if (out) {
@@ -230,6 +203,51 @@ int main(int argc, char **argv)
     free(buf);
     printf("share %d %lld %lld %lld %lld\n", rank, (long long)offset, (long long)length,
            (long long)read, (long long)position);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, nprocs;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    if (argc < 3) {
+        if (rank == 0)
+            fprintf(stderr, "usage: share_reader FILE OUTDIR [--how HOW]... [--pieces N] [--rdwr] "
+                            "[--view] [--external32] [--large-count] [KEY=VALUE ...]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    enum how hows[argc];
+    int nhows = 0;
+    struct reading r = {argv[1], argv[2], 1, MPI_MODE_RDONLY, 0, 0, MPI_INFO_NULL};
+    MPI_Info_create(&r.info);
+    for (int i = 3; i < argc; i++) {
+        if (!strcmp(argv[i], "--how") && i + 1 < argc) {
+            hows[nhows++] = parse_how(argv[++i]);
+        } else if (!strcmp(argv[i], "--pieces") && i + 1 < argc) {
+            r.pieces = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--rdwr")) {
+            r.amode = MPI_MODE_RDWR;
+        } else if (!strcmp(argv[i], "--view")) {
+            r.byte_view = 1;
+        } else if (!strcmp(argv[i], "--external32")) {
+            r.external32 = 1;
+        } else if (!strcmp(argv[i], "--large-count")) {
+            large_count = 1;
+        } else {
+            char *eq = strchr(argv[i], '=');
+            if (eq) {
+                *eq = '\0';
+                MPI_Info_set(r.info, argv[i], eq + 1);
+            }
+        }
+    }
+    if (nhows == 0)
+        hows[nhows++] = AT;
+    for (int h = 0; h < nhows; h++)
+        read_share(&r, hows[h], rank, nprocs);
+    MPI_Info_free(&r.info);
     const int failed = testlib_finish();
     MPI_Finalize();
     return failed;
