@@ -1,7 +1,8 @@
-"""h5py_reader.py FILE DATASET PATTERN - a real Python client: Debian's h5py (built on
-Open MPI, the mpio driver) reads the 2-D dataset DATASET of ints, written beforehand
-with value row * 1000 + col, collectively (read_direct under dset.collective), each
-rank its part of PATTERN, as test/programs/hdf5_reader.c does in C:
+"""h5py_reader.py FILE DATASET PATTERN[,PATTERN...] - a real Python client: Debian's h5py
+(built on Open MPI, the mpio driver) reads the 2-D dataset DATASET of ints, written
+beforehand with value row * 1000 + col, collectively (read_direct under
+dset.collective), each rank its part of PATTERN, as test/programs/hdf5_reader.c does in
+C; each PATTERN in turn, in an open of the file of its own:
   rows     a block of whole rows;
   blocks   a rectangle of a 2-D grid of the processes (MPI.Compute_dims);
   columns  every column c with c % nprocs == rank;
@@ -34,9 +35,8 @@ def selection(pattern, shape, rank, size):
     raise SystemExit(f"unknown pattern {pattern}")
 
 
-def main():
-    path, name, pattern = sys.argv[1:4]
-    comm = MPI.COMM_WORLD
+def read_part(comm, path, name, pattern):
+    """Opens the file, reads the rank's part of PATTERN, closes it; the failures."""
     rank, size = comm.Get_rank(), comm.Get_size()
     failures = 0
     with h5py.File(path, "r", driver="mpio", comm=comm) as f:
@@ -49,7 +49,13 @@ def main():
         with dset.collective:
             dset.read_direct(got, source_sel=part)
         failures += wrong_elements(rank, f"{pattern} (indices within the part)", got, want)
-    return finish(comm, failures)
+    return failures
+
+
+def main():
+    path, name, patterns = sys.argv[1:4]
+    comm = MPI.COMM_WORLD
+    return finish(comm, sum(read_part(comm, path, name, p) for p in patterns.split(",")))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 /*
- * hdf5_reader FILE DATASET PATTERN - a real client: parallel HDF5 (the mpio driver)
- * reads the 2-D dataset DATASET of ints, written beforehand with value
+ * hdf5_reader FILE DATASET PATTERN[,PATTERN...] - a real client: parallel HDF5 (the
+ * mpio driver) reads the 2-D dataset DATASET of ints, written beforehand with value
  * row * 1000 + col, with collective transfers (H5FD_MPIO_COLLECTIVE), each rank its
- * hyperslab of PATTERN:
+ * hyperslab of PATTERN; each PATTERN in turn, in an open of the file of its own:
  *
  *   rows     a block of whole rows (one run of the file per rank);
  *   blocks   a rectangle of a 2-D grid of the processes (MPI_Dims_create): a run per
@@ -86,6 +86,26 @@ static void read_and_check(hid_t dset, const char *pattern, int rank, int size)
     H5Sclose(file_space);
 }
 
+/* Opens the file, reads and checks the rank's hyperslab of `pattern`, closes it. */
+static void read_pattern(const char *path, const char *name, const char *pattern, int rank,
+                         int size)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    CHECK(file >= 0, "H5Fopen(%s) failed", path);
+    if (file >= 0) {
+        hid_t dset = H5Dopen2(file, name, H5P_DEFAULT);
+        CHECK(dset >= 0, "no dataset %s", name);
+        if (dset >= 0) {
+            read_and_check(dset, pattern, rank, size);
+            H5Dclose(dset);
+        }
+        CHECK(H5Fclose(file) >= 0, "H5Fclose failed");
+    }
+    H5Pclose(fapl);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -93,24 +113,14 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc < 4) {
-        fprintf(stderr, "usage: %s FILE DATASET PATTERN\n", argv[0]);
+        fprintf(stderr, "usage: %s FILE DATASET PATTERN[,PATTERN...]\n", argv[0]);
         MPI_Finalize();
         return 2;
     }
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
-    hid_t file = H5Fopen(argv[1], H5F_ACC_RDONLY, fapl);
-    CHECK(file >= 0, "H5Fopen(%s) failed", argv[1]);
-    if (file >= 0) {
-        hid_t dset = H5Dopen2(file, argv[2], H5P_DEFAULT);
-        CHECK(dset >= 0, "no dataset %s", argv[2]);
-        if (dset >= 0) {
-            read_and_check(dset, argv[3], rank, size);
-            H5Dclose(dset);
-        }
-        CHECK(H5Fclose(file) >= 0, "H5Fclose failed");
-    }
-    H5Pclose(fapl);
+    char *rest = NULL;
+    for (char *pattern = strtok_r(argv[3], ",", &rest); pattern;
+         pattern = strtok_r(NULL, ",", &rest))
+        read_pattern(argv[1], argv[2], pattern, rank, size);
     int status = testlib_finish();
     MPI_Finalize();
     return status;

@@ -1,5 +1,7 @@
-"""mpi4py_reads.py FILE FORM VIEW - a Python client's collective reads through mpi4py
-(Debian's python3-mpi4py, built on Open MPI) of a file of int32 values 0, 1, 2, ...
+"""mpi4py_reads.py FILE FORM[,FORM...] VIEW[,VIEW...] - a Python client's collective
+reads through mpi4py (Debian's python3-mpi4py, built on Open MPI) of a file of int32
+values 0, 1, 2, ...: each FORM through each VIEW (FORM by FORM, the VIEWs in turn for
+each), every pair in an open of the file of its own.
 
 FORM is the File method:
   read_at_all        Read_at_all
@@ -75,8 +77,9 @@ def read(fh, form, offset, buf, status):
         raise SystemExit(f"unknown form {form}")
 
 
-def main():
-    path, form, view = sys.argv[1:4]
+def read_part(path, form, view):
+    """Opens the file, reads the rank's part of VIEW through FORM, closes it; the
+    failures."""
     fh = MPI.File.Open(comm, path, MPI.MODE_RDONLY)
     want, start, unit = part(fh, view, fh.Get_size() // 4)
     fh.Seek(start)
@@ -94,6 +97,13 @@ def main():
     if "_at_" not in form and fh.Get_position() != end:
         failures += fail(rank, f"{form} {view}: pointer at {fh.Get_position()}, expected {end}")
     fh.Close()
+    return failures
+
+
+def main():
+    path, forms, views = sys.argv[1:4]
+    failures = sum(read_part(path, form, view) for form in forms.split(",")
+                   for view in views.split(","))
     return finish(comm, failures)
 
 
