@@ -1,6 +1,7 @@
 /*
  * jacobi_desync N B VERSIONS OUTPUT [--cost-us C] [--laggard RANK:FACTOR]...
  *               [--chunks SPEC] [--window W] [--rebalance K] [--balance misses|throughput]
+ *               [--hint KEY=VALUE]... (any other desync_* hint)
  *
  * The Jacobi solver of issue 18 through DesyncFS's callbacks: the same N x N grid,
  * kernel (jacobi_kernel.h) and laggard schedule (laggard.h) as its plain-MPI twin,
@@ -229,6 +230,12 @@ int main(int argc, char **argv)
         MPI_Info_set(info, "desync_rebalance", o.rebalance);
     if (o.balance)
         MPI_Info_set(info, "desync_balance", o.balance);
+    for (int h = 0; h < o.nhints; h++) {
+        char key[MPI_MAX_INFO_KEY + 1];
+        const char *eq = strchr(o.hints[h], '=');
+        snprintf(key, sizeof key, "%.*s", (int)(eq - o.hints[h]), o.hints[h]);
+        MPI_Info_set(info, key, eq + 1);
+    }
 
     int rc = MPI_File_open(MPI_COMM_WORLD, o.output, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &output);
     if (rc == MPI_SUCCESS && (rc = MPI_File_set_size(output, 0)) != MPI_SUCCESS) /* no older tail */
@@ -252,10 +259,12 @@ int main(int argc, char **argv)
     MPI_Info_free(&info);
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 
-    long long sums[6] = {stats.computed, stats.hits, stats.misses, stats.requests, stats.pushed, stats.freed}, total[6];
+    long long sums[10] = {stats.computed, stats.hits,       stats.misses,     stats.requests, stats.pushed,
+                          stats.freed,    stats.recomputed, stats.replicated, stats.duplicates, stats.taken_over},
+              total[10];
     long long peak = 0;
     double slowest = 0;
-    MPI_Reduce(sums, total, 6, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(sums, total, 10, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&stats.peak_resident, &peak, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&stats.seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&cpu, &cpu_total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -273,9 +282,9 @@ int main(int argc, char **argv)
     if (rank == 0 && !any)
         printf("jacobi_desync ranks=%d n=%ld block=%ld versions=%ld seconds=%.6f cpu=%.3f computed=%lld hits=%lld "
                "misses=%lld requests=%lld pushed=%lld freed=%lld peak_resident=%lld rate_before=%.1f "
-               "rate_after=%.1f\n",
+               "rate_after=%.1f recomputed=%lld replicated=%lld duplicates=%lld lost=%lld taken_over=%lld\n",
                nprocs, o.n, o.block, o.versions, slowest, cpu_total, total[0], total[1], total[2], total[3],
-               total[4], total[5], peak, before, after);
+               total[4], total[5], peak, before, after, total[6], total[7], total[8], stats.lost, total[9]);
     free(ring);
     free(version_done);
     MPI_Finalize();

@@ -2,7 +2,8 @@
  * share (issue 18), so that a benchmark runs both with the same words:
  *   PROGRAM N B VERSIONS OUTPUT [--cost-us C] [--laggard RANK:FACTOR]...
  * and, for the DesyncFS version only, [--chunks SPEC] [--window W] [--rebalance K]
- * [--balance misses|throughput] (the desync_* hints of those names). A bad line is said once, by rank 0, and gives status 2. */
+ * [--balance misses|throughput] (the desync_* hints of those names) and [--hint KEY=VALUE]... (any
+ * other hint, e.g. --hint desync_replicate=5). A bad line is said once, by rank 0, and gives status 2. */
 #ifndef DESYNC_JACOBI_OPTIONS_H
 #define DESYNC_JACOBI_OPTIONS_H
 
@@ -19,6 +20,8 @@ struct jacobi_options {
     const char *chunks; /* NULL: the program's default */
     const char *window; /* NULL: the runtime's default */
     const char *rebalance, *balance;
+    const char *hints[8]; /* --hint KEY=VALUE words, as given */
+    int nhints;
 };
 
 static int jacobi_fail(const char *program, int rank, const char *what)
@@ -45,7 +48,7 @@ static int jacobi_parse(int argc, char **argv, const char *program, int rank, in
     if (argc < 5) {
         char usage[240];
         snprintf(usage, sizeof usage, "usage: %s N B VERSIONS OUTPUT [--cost-us C] [--laggard RANK:FACTOR]...%s",
-                 program, desync_options ? " [--chunks SPEC] [--window W] [--rebalance K] [--balance B]" : "");
+                 program, desync_options ? " [--chunks SPEC] [--window W] [--rebalance K] [--balance B] [--hint K=V]..." : "");
         return jacobi_fail(program, rank, usage);
     }
     o->n = jacobi_positive(argv[1]);
@@ -78,6 +81,11 @@ static int jacobi_parse(int argc, char **argv, const char *program, int rank, in
             o->rebalance = argv[++i];
         } else if (desync_options && !strcmp(argv[i], "--balance") && i + 1 < argc) {
             o->balance = argv[++i];
+        } else if (desync_options && !strcmp(argv[i], "--hint") && i + 1 < argc) {
+            const char *word = argv[++i], *eq = strchr(word, '=');
+            if (!eq || eq == word || o->nhints == (int)(sizeof o->hints / sizeof o->hints[0]))
+                return jacobi_fail(program, rank, "--hint needs KEY=VALUE (at most 8 of them)");
+            o->hints[o->nhints++] = word;
         } else {
             return jacobi_fail(program, rank, "unknown or incomplete option");
         }

@@ -120,6 +120,10 @@ typedef struct desynch_stats {
     long long freed;            /* blocks freed by the garbage collector */
     long long peak_resident;    /* the most blocks this process held at once */
     long long resident_at_end;  /* blocks held when the job ended (the last versions) */
+    long long replicated;       /* blocks sent to the buddy (desync_replicate) */
+    long long duplicates;       /* blocks that came or were written again, with the same bytes */
+    long long lost;             /* processes the map declared lost (the same on every rank) */
+    long long taken_over;       /* blocks per version of lost processes' chunks made here since */
 } desynch_stats;
 
 /* The six routines of the paper's figure 9. They act on the job desynch_Run is running

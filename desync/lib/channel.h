@@ -20,7 +20,8 @@ enum Tag {
     TAG_DONE,        // to the map: my blocks of every last version exist
     TAG_END,         // from the map: the job is done
     TAG_ABORT,       // to everyone: I failed with this code
-    TAG_LEASES       // from the map: the leases of the next period
+    TAG_LEASES,      // from the map: the leases of the next period
+    TAG_LOST         // from the map: a process is lost, who takes its chunks, from which replica
 };
 
 struct Message {

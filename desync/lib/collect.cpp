@@ -15,6 +15,8 @@ bool Runtime::collectable(Block *b)
     if (b->refs > 0 || b->pins > 0 || !b->forward_known || a.version() == job_.file(a.file())->versions - 1)
         return false;
     bool own = mine(a);
+    if ((own || b->replica) && a.version() >= pinned_from_)
+        return false; // a re-execution after a loss may need it (recover.cpp)
     if (own && frontier_[static_cast<size_t>(leases_->lease_of(a))] < a.version())
         return false;
     for (const Address &f : b->forward)

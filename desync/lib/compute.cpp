@@ -76,8 +76,14 @@ int Runtime::fill_slots(OwnLease &own)
     for (; next <= last; next++) {
         own.slots.emplace_back();
         scan_due_ = true;
-        if (make_slot(lease, next, &own.slots.back()) != DESYNC_SUCCESS)
+        Slot &slot = own.slots.back();
+        if (make_slot(lease, next, &slot) != DESYNC_SUCCESS)
             return error_;
+        for (size_t i = 0; i < slot.blocks.size(); i++)
+            if (store_.find(slot.blocks[i])) { // here already: a lost process's chunk taken over
+                slot.done[i] = 1;
+                slot.remaining--;
+            }
     }
     return DESYNC_SUCCESS;
 }
@@ -273,15 +279,18 @@ void Runtime::block_made(Block *b, bool by_this_process)
 void Runtime::advance(OwnLease &own)
 {
     bool moved = false;
-    while (!own.slots.empty() && own.slots.front().remaining == 0) {
-        frontier_[static_cast<size_t>(own.lease)] = own.slots.front().version;
-        own.slots.pop_front();
-        moved = true;
+    for (;;) { // new slots can be complete at once (blocks here before the slot)
+        bool popped = false;
+        while (!own.slots.empty() && own.slots.front().remaining == 0) {
+            frontier_[static_cast<size_t>(own.lease)] = own.slots.front().version;
+            own.slots.pop_front();
+            popped = moved = true;
+        }
+        if (!popped || fill_slots(own) != DESYNC_SUCCESS || own.slots.empty() || own.slots.front().remaining != 0)
+            break;
     }
-    if (moved) {
+    if (moved)
         report_due_ = true;
-        fill_slots(own);
-    }
 }
 
 bool Runtime::all_done() const

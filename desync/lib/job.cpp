@@ -4,7 +4,9 @@
 //   desync_window  1 .. 1000 (default 4)
 //   desync_rebalance  versions per lease period, 0 (default: one period) or more
 //   desync_balance    misses (the paper's, default) | throughput
-//   desync_replicate  0 only, in this build (NOTES.md 3)
+//   desync_replicate  versions between replicas to the buddy, 0 (default: none) or more
+//   desync_loss_timeout  seconds without a report before a process is lost (default 10)
+//   desync_test_stop  RANK:VERSION[:SECONDS], a test's logical crash (NOTES.md 2.6)
 #include "job.h"
 
 #include "desync.h"
@@ -48,7 +50,9 @@ std::string Job::canonical() const
         s += "," + std::to_string(g);
     for (double w : layout.weights)
         s += "," + std::to_string(w);
-    return s + ";" + std::to_string(window) + ";" + std::to_string(rebalance) + ";" + std::to_string(balance);
+    return s + ";" + std::to_string(window) + ";" + std::to_string(rebalance) + ";" + std::to_string(balance) +
+           ";" + std::to_string(replicate) + ";" + std::to_string(loss_timeout) + ";" + std::to_string(stop.rank) +
+           ":" + std::to_string(stop.version) + ":" + std::to_string(stop.pause);
 }
 
 namespace {
@@ -76,6 +80,20 @@ bool parse_int(const std::string &text, long low, long high, int *out)
     if (errno || *end || value < low || value > high)
         return false;
     *out = static_cast<int>(value);
+    return true;
+}
+
+// Seconds as a finite decimal number ("0.5", "10").
+bool parse_seconds(const std::string &text, double *out)
+{
+    if (text.empty() || text[0] == ' ' || text[0] == '+')
+        return false;
+    errno = 0;
+    char *end = nullptr;
+    double value = std::strtod(text.c_str(), &end);
+    if (errno || *end || !std::isfinite(value))
+        return false;
+    *out = value;
     return true;
 }
 
@@ -178,6 +196,33 @@ bool read_hint(MPI_Info info, const char *key, std::string *value)
     return true;
 }
 
+// desync_test_stop: RANK:VERSION[:SECONDS]. Rank 0 holds the map, which is not
+// replicated, so it cannot be the one stopped.
+bool parse_stop(const std::string &text, int processes, Job *job, std::string *why)
+{
+    std::vector<std::string> fields = split(text, ':');
+    Job::Stop &stop = job->stop;
+    if ((fields.size() != 2 && fields.size() != 3) || !parse_int(fields[0], 1, processes - 1, &stop.rank) ||
+        !parse_int(fields[1], 0, INT_MAX, &stop.version) ||
+        (fields.size() == 3 && (!parse_seconds(fields[2], &stop.pause) || stop.pause < 0))) {
+        *why = "desync_test_stop=\"" + text + "\": expected RANK:VERSION[:SECONDS], RANK from 1 to " +
+               std::to_string(processes - 1) + " (rank 0 holds the map)";
+        stop = Job::Stop();
+        return false;
+    }
+    if (job->replicate == 0) {
+        *why = "desync_test_stop needs desync_replicate: a lost process's blocks could not be made again";
+        return false;
+    }
+    for (const FileShape &f : job->files)
+        if (stop.version >= f.versions - 1) {
+            *why = "desync_test_stop=\"" + text + "\": the version must come before file " + std::to_string(f.id) +
+                   "'s last (" + std::to_string(f.versions - 1) + "): a process that is done has nothing to lose";
+            return false;
+        }
+    return true;
+}
+
 } // namespace
 
 int parse_job(MPI_Info info, int processes, Job *job, std::string *why)
@@ -190,7 +235,8 @@ int parse_job(MPI_Info info, int processes, Job *job, std::string *why)
     int keys = 0;
     MPI_Info_get_nkeys(info, &keys);
     static const char *const known[] = {"desync_files", "desync_chunks", "desync_window",
-                                        "desync_rebalance", "desync_balance", "desync_replicate"};
+                                        "desync_rebalance", "desync_balance", "desync_replicate",
+                                        "desync_loss_timeout", "desync_test_stop"};
     for (int i = 0; i < keys; i++) {
         char key[MPI_MAX_INFO_KEY + 1];
         MPI_Info_get_nthkey(info, i, key);
@@ -249,12 +295,17 @@ int parse_job(MPI_Info info, int processes, Job *job, std::string *why)
             return DESYNC_ERR_HINT;
         }
     }
-    // Replication is designed (NOTES.md 2.6) but not built yet: a job that asks for
-    // it must not run as if it had it.
-    if (read_hint(info, "desync_replicate", &text) && text != "0") {
-        *why = "desync_replicate=\"" + text + "\": not available in this build (only 0)";
+    if (read_hint(info, "desync_replicate", &text) && !parse_int(text, 0, INT_MAX, &job->replicate)) {
+        *why = "desync_replicate=\"" + text + "\": expected versions between replicas (0: none)";
         return DESYNC_ERR_HINT;
     }
+    if (read_hint(info, "desync_loss_timeout", &text) &&
+        (!parse_seconds(text, &job->loss_timeout) || job->loss_timeout <= 0)) {
+        *why = "desync_loss_timeout=\"" + text + "\": expected seconds, more than 0";
+        return DESYNC_ERR_HINT;
+    }
+    if (read_hint(info, "desync_test_stop", &text) && !parse_stop(text, processes, job, why))
+        return DESYNC_ERR_HINT;
     return DESYNC_SUCCESS;
 }
 

@@ -28,6 +28,15 @@ struct Job {
     int window = 4; // versions a process may run ahead of its own oldest unfinished one
     int rebalance = 0; // versions per lease period, each laid out anew (0: one period)
     enum Balance { Misses, Throughput } balance = Misses; // what the new layouts weigh
+    int replicate = 0;          // versions between replicas to the buddy (0: none; NOTES.md 2.6)
+    double loss_timeout = 10.0; // seconds without a report before the map declares a process lost
+    // A test's logical crash (desync_test_stop=RANK:VERSION[:SECONDS]): once its leases
+    // reach VERSION, the process drops its blocks and goes silent; with SECONDS, it only
+    // pauses that long and comes back (a process wrongly declared lost). rank -1: none.
+    struct Stop {
+        int rank = -1, version = 0;
+        double pause = -1; // < 0: for good
+    } stop;
 
     const FileShape *file(int id) const;
     std::string canonical() const; // the same text on every rank that passed the same job

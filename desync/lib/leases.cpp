@@ -65,6 +65,7 @@ int Runtime::add_leases(const std::vector<Lease> &leases)
             own_.push_back({static_cast<int>(l), {}});
             if (fill_slots(own_.back()) != DESYNC_SUCCESS)
                 return error_;
+            advance(own_.back());
         }
     }
     // This process's blocks of the versions just before the new leases: pushed now

@@ -7,25 +7,30 @@
 #include "runtime.h"
 
 #include <algorithm>
+#include <climits>
 
 namespace desync {
 
 namespace {
 const double REPORT_INTERVAL = 0.005; // seconds between frontier reports, and broadcasts
+const double HEARTBEAT = 0.1;         // the longest silence between reports when replicating
 } // namespace
 
 int Runtime::send_report()
 {
     double now = MPI_Wtime();
-    if (!report_due_ || now - last_report_ < REPORT_INTERVAL)
+    // With replication the map also hears that this process lives (NOTES.md 2.6).
+    double heartbeat = std::min(HEARTBEAT, job_.loss_timeout / 4);
+    bool beat = replicating() && now - last_report_ >= heartbeat;
+    if ((!report_due_ && !beat) || now - last_report_ < REPORT_INTERVAL)
         return DESYNC_SUCCESS;
     report_due_ = false;
     last_report_ = now;
     // Blocks computed, microseconds inside appCompute and misses served since the last
-    // report, then (lease, frontier) pairs.
+    // report, the replica version held, then (lease, frontier) pairs.
     std::vector<int> report = {static_cast<int>(stats_.computed - reported_computed_),
                                static_cast<int>((busy_ - reported_busy_) * 1e6),
-                               static_cast<int>(stats_.misses - reported_misses_)};
+                               static_cast<int>(stats_.misses - reported_misses_), replica_complete_};
     reported_computed_ = stats_.computed;
     reported_busy_ = busy_;
     reported_misses_ = stats_.misses;
@@ -44,14 +49,16 @@ int Runtime::send_report()
 
 int Runtime::map_report(int source, const std::vector<int> &report)
 {
-    if (report.size() < 3 || report.size() % 2 == 0)
+    if (report.size() < 4 || report.size() % 2 != 0)
         return fail(DESYNC_ERR_MPI, "a malformed report arrived from rank " + std::to_string(source));
     size_t s = static_cast<size_t>(source);
     map_computed_[s] += report[0];
     map_busy_[s] += report[1] * 1e-6;
     map_misses_[s] += report[2];
+    map_replica_[s] = std::max(map_replica_[s], report[3]);
+    map_heard_[s] = MPI_Wtime();
     bool near_end = false; // of the last period granted
-    for (size_t i = 3; i + 1 < report.size(); i += 2) {
+    for (size_t i = 4; i + 1 < report.size(); i += 2) {
         size_t l = static_cast<size_t>(report[i]);
         if (l >= map_frontier_.size())
             return fail(DESYNC_ERR_MPI, "a frontier report names no lease of the job");
@@ -74,13 +81,18 @@ std::vector<double> Runtime::map_weights()
     std::vector<double> w = map_weights_;
     double sum = 0;
     for (size_t i = 0; i < w.size(); i++) {
+        if (!alive(static_cast<int>(i))) {
+            w[i] = 0; // laid out over the live processes only (map_grant)
+            continue;
+        }
         if (map_computed_[i] > 0 && map_busy_[i] > 0)
             w[i] = job_.balance == Job::Throughput ? map_computed_[i] / map_busy_[i]
                                                    : w[i] / (1.0 + map_misses_[i] / map_computed_[i]);
         sum += w[i];
     }
+    double live = static_cast<double>(std::count(successor_.begin(), successor_.end(), -1));
     for (double &x : w)
-        x = x / sum * static_cast<double>(w.size());
+        x = x / sum * live;
     return w;
 }
 
@@ -93,7 +105,17 @@ int Runtime::map_grant()
     if (!any)
         return DESYNC_SUCCESS;
     map_weights_ = map_weights();
-    std::vector<Lease> leases = period_leases(job_, channel_.size(), map_next_v0_, map_weights_);
+    // Bisection over the live processes, whose weights these are; then their ranks.
+    std::vector<int> live;
+    std::vector<double> live_weights;
+    for (int r = 0; r < channel_.size(); r++)
+        if (alive(r)) {
+            live.push_back(r);
+            live_weights.push_back(map_weights_[static_cast<size_t>(r)]);
+        }
+    std::vector<Lease> leases = period_leases(job_, static_cast<int>(live.size()), map_next_v0_, live_weights);
+    for (Lease &l : leases)
+        l.node = live[static_cast<size_t>(l.node)];
     map_next_v0_ += job_.rebalance;
     std::fill(map_computed_.begin(), map_computed_.end(), 0);
     std::fill(map_busy_.begin(), map_busy_.end(), 0);
@@ -107,12 +129,26 @@ int Runtime::map_grant()
 
 int Runtime::map_progress()
 {
-    if (channel_.rank() != 0 || !map_dirty_ || MPI_Wtime() - map_last_broadcast_ < REPORT_INTERVAL)
+    if (channel_.rank() != 0)
+        return DESYNC_SUCCESS;
+    if (map_check_losses() != DESYNC_SUCCESS)
+        return error_;
+    if (!map_dirty_ || MPI_Wtime() - map_last_broadcast_ < REPORT_INTERVAL)
         return DESYNC_SUCCESS;
     map_dirty_ = false;
     map_last_broadcast_ = MPI_Wtime();
+    // The replica version every live process holds of its predecessor: blocks of it
+    // and later are what a re-execution may need (NOTES.md 2.6). Never lowered.
+    if (replicating()) {
+        int everywhere = INT_MAX;
+        for (int r = 0; r < channel_.size(); r++)
+            if (alive(r) && previous_alive(r) != r)
+                everywhere = std::min(everywhere, map_replica_[static_cast<size_t>(r)]);
+        pinned_from_ = std::max(pinned_from_, everywhere); // INT_MAX: one process left, none to lose
+    }
     for (int r = 1; r < channel_.size(); r++) {
         std::vector<char> bytes;
+        put_ints(&bytes, &pinned_from_, 1);
         put_ints(&bytes, map_frontier_.data(), map_frontier_.size());
         if (channel_.send(r, TAG_FRONTIERS, std::move(bytes)) != MPI_SUCCESS)
             return fail(DESYNC_ERR_MPI, "sending the frontier table failed");
@@ -120,10 +156,15 @@ int Runtime::map_progress()
     return DESYNC_SUCCESS;
 }
 
-int Runtime::map_done()
+// Done in the current generation: a loss since may have given it more to do.
+int Runtime::map_done(int source, int generation)
 {
-    if (++map_done_ < channel_.size())
+    if (!alive(source) || generation != map_generation_)
         return DESYNC_SUCCESS;
+    map_done_[static_cast<size_t>(source)] = 1;
+    for (int r = 0; r < channel_.size(); r++)
+        if (alive(r) && !map_done_[static_cast<size_t>(r)])
+            return DESYNC_SUCCESS;
     ended_ = true;
     for (int r = 1; r < channel_.size(); r++)
         if (channel_.send(r, TAG_END, {}) != MPI_SUCCESS)

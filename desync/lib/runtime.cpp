@@ -26,7 +26,7 @@ bool Runtime::mine(const Address &a) const
 int Runtime::owner(const Address &a) const
 {
     int l = leases_->lease_of(a);
-    return l < 0 ? -1 : leases_->lease(l).node;
+    return l < 0 ? -1 : resolve(leases_->lease(l).node);
 }
 
 bool Runtime::made(const Address &a) const
@@ -73,6 +73,11 @@ int Runtime::run(MPI_Comm comm, desynch_stats *stats, std::string *message)
     map_computed_.assign(processes, 0);
     map_busy_.assign(processes, 0);
     map_misses_.assign(processes, 0);
+    map_done_.assign(processes, 0);
+    map_heard_.assign(processes, MPI_Wtime());
+    map_replica_.assign(processes, -1);
+    successor_.assign(processes, -1);
+    pinned_from_ = replicating() ? -1 : INT_MAX;
     for (size_t l = 0; l < table.leases().size(); l++)
         if (table.lease(static_cast<int>(l)).node == channel_.rank()) {
             own_.push_back({static_cast<int>(l), {}});
@@ -101,6 +106,8 @@ int Runtime::run(MPI_Comm comm, desynch_stats *stats, std::string *message)
     stats_.seconds = MPI_Wtime() - began;
     stats_.peak_resident = store_.peak();
     stats_.resident_at_end = store_.resident();
+    stats_.duplicates = store_.duplicates();
+    stats_.lost = generation_;
     if (stats)
         *stats = stats_;
     leases_ = nullptr;
@@ -121,6 +128,9 @@ int Runtime::run(MPI_Comm comm, desynch_stats *stats, std::string *message)
 int Runtime::loop()
 {
     while (!ended_ && error_ == DESYNC_SUCCESS && !other_failed_) {
+        maybe_stop();
+        if (silent_)
+            return silent_loop();
         bool computed = false;
         if (compute_one(&computed) != DESYNC_SUCCESS)
             break;
@@ -130,8 +140,10 @@ int Runtime::loop()
             bool got = false;
             if (channel_.poll(&m, &got) != MPI_SUCCESS)
                 return fail(DESYNC_ERR_MPI, "receiving a message failed");
-            if (!got)
+            if (!got) {
+                map_drained_at_ = MPI_Wtime();
                 break;
+            }
             idle = false;
             if (handle(m) != DESYNC_SUCCESS)
                 return error_;
@@ -148,8 +160,10 @@ int Runtime::loop()
             last_report_ = 0; // the final frontiers go now, before the done
             if (send_report() != DESYNC_SUCCESS)
                 break;
-            if (channel_.rank() == 0 ? map_done() != DESYNC_SUCCESS
-                                     : channel_.send(0, TAG_DONE, {}) != MPI_SUCCESS)
+            std::vector<char> generation;
+            put_ints(&generation, &generation_, 1);
+            if (channel_.rank() == 0 ? map_done(0, generation_) != DESYNC_SUCCESS
+                                     : channel_.send(0, TAG_DONE, std::move(generation)) != MPI_SUCCESS)
                 return fail(DESYNC_ERR_MPI, "sending the done message failed");
         }
         if (idle)
@@ -172,6 +186,8 @@ int Runtime::handle(const Message &m)
     case TAG_BLOCK:
         return on_block(m);
     case TAG_REPORT: {
+        if (!alive(m.source))
+            return DESYNC_SUCCESS; // declared lost: what it says no longer counts
         std::vector<int> report(m.bytes.size() / sizeof(int));
         get_ints(m.bytes, &offset, report.data(), report.size());
         return map_report(m.source, report);
@@ -182,16 +198,29 @@ int Runtime::handle(const Message &m)
             return fail(DESYNC_ERR_MPI, "malformed leases arrived from the map");
         return add_leases(leases);
     }
-    case TAG_FRONTIERS: {
+    case TAG_FRONTIERS: { // the replica version everyone holds, then every lease's frontier
         std::vector<int> table(m.bytes.size() / sizeof(int));
         get_ints(m.bytes, &offset, table.data(), table.size());
-        for (size_t l = 0; l < table.size() && l < frontier_.size(); l++)
-            frontier_[l] = std::max(frontier_[l], table[l]);
+        if (table.empty())
+            return fail(DESYNC_ERR_MPI, "a malformed frontier table arrived from the map");
+        pinned_from_ = std::max(pinned_from_, table[0]);
+        for (size_t l = 1; l < table.size() && l - 1 < frontier_.size(); l++)
+            frontier_[l - 1] = std::max(frontier_[l - 1], table[l]);
         collect_due_ = true;
         return DESYNC_SUCCESS;
     }
-    case TAG_DONE:
-        return map_done();
+    case TAG_LOST: {
+        int lost[3];
+        if (!get_ints(m.bytes, &offset, lost, 3))
+            return fail(DESYNC_ERR_MPI, "a malformed loss notice arrived from the map");
+        return on_lost(lost[0], lost[1], lost[2]);
+    }
+    case TAG_DONE: {
+        int generation = -1;
+        if (!get_ints(m.bytes, &offset, &generation, 1))
+            return fail(DESYNC_ERR_MPI, "a malformed done message arrived from rank " + std::to_string(m.source));
+        return map_done(m.source, generation);
+    }
     case TAG_END:
         ended_ = true;
         return DESYNC_SUCCESS;

@@ -3,7 +3,8 @@
 // split by concern: runtime.cpp (the loop, the start and the end), compute.cpp
 // (which block next, run-ahead), serve.cpp (requests, pushes, replies), collect.cpp
 // (garbage collection), map_role.cpp (frontiers and the end, on rank 0),
-// routines.cpp (the desynchBlock* routines' bodies).
+// recover.cpp (replicas, lost processes, a test's logical crash), routines.cpp
+// (the desynchBlock* routines' bodies).
 #pragma once
 
 #include "address.h"
@@ -70,7 +71,7 @@ private:
     void report_results();
     const chunkdesc *file_desc(int file);
     bool mine(const Address &a) const;
-    int owner(const Address &a) const;
+    int owner(const Address &a) const; // the process that makes it now (lost ones resolved)
     bool made(const Address &a) const; // made somewhere, as far as this process knows
 
     // compute.cpp
@@ -103,11 +104,27 @@ private:
     void collect();
     bool collectable(Block *b);
 
+    // recover.cpp
+    int resolve(int node) const;       // node, or who took its chunks over when it was lost
+    bool alive(int node) const { return successor_[static_cast<size_t>(node)] < 0; }
+    int next_alive(int node) const;     // the buddy of node: it holds node's replicas
+    int previous_alive(int node) const; // the one whose replicas node holds
+    bool replicating() const;
+    void add_replica_target(const Block *b, std::vector<int> *to);
+    void on_replica(int source, Block *b);
+    int on_lost(int lost, int taker, int restart);
+    int take_over(const std::vector<int> &leases);
+    void maybe_stop();
+    void drop_everything();
+    int silent_loop();
+    int map_check_losses();
+    int map_declare_lost(int lost);
+
     // map_role.cpp
     int map_report(int source, const std::vector<int> &report);
     int map_grant();
     std::vector<double> map_weights();
-    int map_done();
+    int map_done(int source, int generation);
     int map_progress();
     int send_report();
 
@@ -145,6 +162,16 @@ private:
     std::string error_message_, last_message_;
     desynch_stats stats_ = {};
 
+    // Crash recovery (NOTES.md 2.6).
+    std::vector<int> successor_;      // per process: -1 alive, else who took its chunks over
+    int generation_ = 0;              // losses this process has heard of
+    int pinned_from_ = -1;            // own blocks of this version and later are kept (the map's)
+    int replica_complete_ = -1;       // the latest version of which this process holds the
+                                      // predecessor's every block
+    std::unordered_map<long long, long long> replica_count_; // (source, version): replica blocks here
+    bool stopped_ = false;            // desync_test_stop happened here (paused or silent)
+    bool silent_ = false;             // dropped its blocks; only waits for the end
+
     std::vector<int> leased_through_; // per file (index in job_.files): the last version leased
     double busy_ = 0;                 // seconds inside appCompute
     long long reported_computed_ = 0, reported_misses_ = 0;
@@ -157,7 +184,11 @@ private:
     std::vector<double> map_computed_, map_busy_, map_misses_; // per process, this period
     bool map_dirty_ = false;
     double map_last_broadcast_ = 0;
-    int map_done_ = 0;
+    std::vector<char> map_done_;      // per process: done in the current generation
+    std::vector<double> map_heard_;   // per process: when its last report came
+    std::vector<int> map_replica_;    // per process: the replica version it last reported
+    int map_generation_ = 0;          // losses declared
+    double map_drained_at_ = 0;       // when the map last found no message waiting
 };
 
 } // namespace desync

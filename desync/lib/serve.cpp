@@ -48,6 +48,7 @@ int Runtime::push(Block *b)
                 to.push_back(o);
         }
     stats_.pushed += static_cast<long long>(to.size());
+    add_replica_target(b, &to);
     auto waiting = waiting_.find(b->addr);
     if (waiting != waiting_.end()) {
         for (int r : waiting->second)
@@ -96,8 +97,20 @@ int Runtime::on_block(const Message &m)
                             " with bytes other than those made here: the computation is not deterministic");
     if (rc != DESYNC_SUCCESS)
         return fail(rc, "no memory for block " + a.text());
-    if (b)
+    if (b) {
         block_made(b, false);
+        // Asked of this process, which took over its chunk or was making it again.
+        auto waiting = waiting_.find(a);
+        if (waiting != waiting_.end()) {
+            std::vector<int> to = std::move(waiting->second);
+            waiting_.erase(waiting);
+            for (int r : to)
+                if (send_block(r, b) != DESYNC_SUCCESS)
+                    return error_;
+        }
+    }
+    if (Block *held = store_.find(a))
+        on_replica(m.source, held);
     return error_;
 }
 

@@ -83,9 +83,12 @@ char *Store::receive_buffer(size_t size)
     return buffer(size < BLOCK_HEADER ? 0 : size - BLOCK_HEADER);
 }
 
-int Store::duplicate(const Block *old, const char *data, size_t len) const
+int Store::duplicate(const Block *old, const char *data, size_t len)
 {
-    return old->len == len && std::memcmp(old->data, data, len) == 0 ? DESYNC_SUCCESS : DESYNC_ERR_CONFLICT;
+    if (old->len != len || std::memcmp(old->data, data, len) != 0)
+        return DESYNC_ERR_CONFLICT;
+    duplicates_++;
+    return DESYNC_SUCCESS;
 }
 
 Block *Store::add(const Address &addr, char *base, size_t len, size_t capacity)

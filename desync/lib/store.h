@@ -31,6 +31,9 @@ struct Block {
     // garbage collector and for prefetching).
     std::vector<Address> forward;
     bool forward_known = false;
+    // A copy kept for the crash recovery of the process that sent it (NOTES.md 2.6):
+    // collected only once a later replica is complete everywhere.
+    bool replica = false;
 };
 
 class Store {
@@ -61,6 +64,7 @@ public:
 
     long long resident() const { return static_cast<long long>(blocks_.size()); }
     long long peak() const { return peak_; }
+    long long duplicates() const { return duplicates_; }
     template <class F> void for_each(F f) const
     {
         for (const auto &entry : blocks_)
@@ -68,7 +72,7 @@ public:
     }
 
 private:
-    int duplicate(const Block *old, const char *data, size_t len) const;
+    int duplicate(const Block *old, const char *data, size_t len); // counts the same bytes
     Block *add(const Address &addr, char *base, size_t len, size_t capacity);
     char *buffer(size_t capacity); // from the pool, or new
 
@@ -77,6 +81,7 @@ private:
     std::unordered_map<size_t, std::vector<char *>> pool_; // freed buffers by capacity
     std::unordered_map<void *, Block *> handles_;
     long long peak_ = 0;
+    long long duplicates_ = 0; // identical bytes bound again
 };
 
 } // namespace desync

@@ -36,14 +36,20 @@ def test_lock_service_is_clean(mpirun, program):
                   piox=False, timeout=600))
 
 
-@pytest.mark.parametrize("name,options", [("jacobi_mpi", []), ("jacobi_desync", ["--rebalance", "2"])])
+# The DesyncFS run also loses rank 2 after version 2 (replicas every 2 versions).
+LOSS = ["--hint", "desync_replicate=2", "--hint", "desync_loss_timeout=3", "--hint", "desync_test_stop=2:2"]
+
+
+@pytest.mark.parametrize("name,options", [("jacobi_mpi", []), ("jacobi_desync", ["--rebalance", "2", *LOSS])])
 def test_desync_jacobi_is_clean(tmp_path, mpirun, name, options):
     """Issue 18's Jacobi at 4 ranks without piox: the MPI twin, and libdesync's event
-    loop, prefetch, collection, periods of leases and end (every message received,
-    every block freed)."""
+    loop, prefetch, collection, periods of leases, replicas, a lost process's chunks
+    taken over, and the end (every message received, every block freed)."""
     jacobi = BUILD / "desync" / "examples" / name
     result = mpirun(4, VALGRIND + [jacobi, 24, 4, 5, tmp_path / "grid", *options], piox=False, timeout=600)
     assert result.returncode == 0 and f"{name} ranks=4" in result.stdout, result.stderr
+    if name == "jacobi_desync":
+        assert " lost=0 " not in result.stdout and " lost=" in result.stdout  # the loss happened
 
 
 @pytest.mark.parametrize("mode", ["routines", "conflict"])

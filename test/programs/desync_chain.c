@@ -1,6 +1,6 @@
 /*
  * desync_chain E VERSIONS R SEED OUTPUT [--window W] [--chunks SPEC] [--delay-us MAX]
- *              [--rebalance K]
+ *              [--rebalance K] [--hint KEY=VALUE]...
  *
  * A small 1-D application on libdesync for the garbage collector's tests (issue 18):
  * one file of E blocks per version; block (v, x) is made from blocks (v - 1, x - R ..
@@ -17,7 +17,7 @@
  * the job fails. The last version goes to OUTPUT (E * 4 uint64, native order).
  * Every rank prints one line:
  *   desync_chain rank=r owned=.. computed=.. recomputed=.. freed=.. peak_resident=..
- *   resident_at_end=..
+ *   resident_at_end=.. lost=.. taken_over=..
  * Exit status 0, 2 for bad arguments, 1 when the job failed.
  */
 #include "desync.h"
@@ -115,13 +115,18 @@ int main(int argc, char **argv)
             MPI_Info_set(info, "desync_rebalance", argv[i + 1]);
         else if (!strcmp(argv[i], "--delay-us") && number(argv[i + 1]) >= 0)
             delay_max_us = (unsigned)number(argv[i + 1]);
-        else
+        else if (!strcmp(argv[i], "--hint") && strchr(argv[i + 1], '=') > argv[i + 1]) {
+            char key[MPI_MAX_INFO_KEY + 1];
+            const char *eq = strchr(argv[i + 1], '=');
+            snprintf(key, sizeof key, "%.*s", (int)(eq - argv[i + 1]), argv[i + 1]);
+            MPI_Info_set(info, key, eq + 1);
+        } else
             bad = 1;
     }
     if (bad) {
         if (rank == 0)
             fprintf(stderr, "usage: desync_chain E VERSIONS R SEED OUTPUT [--window W] [--chunks SPEC] "
-                            "[--delay-us MAX] [--rebalance K]\n");
+                            "[--delay-us MAX] [--rebalance K] [--hint KEY=VALUE]...\n");
         MPI_Info_free(&info);
         MPI_Finalize();
         return 2;
@@ -143,8 +148,9 @@ int main(int argc, char **argv)
     MPI_File_close(&output);
     MPI_Info_free(&info);
     printf("desync_chain rank=%d owned=%lld computed=%lld recomputed=%lld freed=%lld peak_resident=%lld "
-           "resident_at_end=%lld\n",
-           rank, s.owned, s.computed, s.recomputed, s.freed, s.peak_resident, s.resident_at_end);
+           "resident_at_end=%lld lost=%lld taken_over=%lld\n",
+           rank, s.owned, s.computed, s.recomputed, s.freed, s.peak_resident, s.resident_at_end, s.lost,
+           s.taken_over);
     int failed = rc != DESYNC_SUCCESS || failed_reads || output_failed, any = 0;
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();

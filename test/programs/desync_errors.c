@@ -160,7 +160,9 @@ static void check_run_arguments(void)
         {"desync_window", "4x", "desync_window"},
         {"desync_rebalance", "-1", "desync_rebalance"},
         {"desync_balance", "speed", "desync_balance"},
-        {"desync_replicate", "5", "desync_replicate"},
+        {"desync_replicate", "-5", "desync_replicate"},
+        {"desync_loss_timeout", "-1", "desync_loss_timeout"},
+        {"desync_test_stop", "1", "desync_test_stop"},
         {"desync_bogus", "1", "unknown hint desync_bogus"},
     };
     for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
