@@ -259,12 +259,13 @@ int main(int argc, char **argv)
     MPI_Info_free(&info);
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 
-    long long sums[10] = {stats.computed, stats.hits,       stats.misses,     stats.requests, stats.pushed,
-                          stats.freed,    stats.recomputed, stats.replicated, stats.duplicates, stats.taken_over},
-              total[10];
+    long long sums[11] = {stats.computed,   stats.hits,       stats.misses,     stats.requests,
+                          stats.pushed,     stats.freed,      stats.recomputed, stats.replicated,
+                          stats.duplicates, stats.taken_over, stats.checkpointed},
+              total[11];
     long long peak = 0;
     double slowest = 0;
-    MPI_Reduce(sums, total, 10, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(sums, total, 11, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&stats.peak_resident, &peak, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&stats.seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&cpu, &cpu_total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -282,9 +283,11 @@ int main(int argc, char **argv)
     if (rank == 0 && !any)
         printf("jacobi_desync ranks=%d n=%ld block=%ld versions=%ld seconds=%.6f cpu=%.3f computed=%lld hits=%lld "
                "misses=%lld requests=%lld pushed=%lld freed=%lld peak_resident=%lld rate_before=%.1f "
-               "rate_after=%.1f recomputed=%lld replicated=%lld duplicates=%lld lost=%lld taken_over=%lld\n",
+               "rate_after=%.1f recomputed=%lld replicated=%lld duplicates=%lld lost=%lld taken_over=%lld "
+               "checkpointed=%lld resumed_from=%lld\n",
                nprocs, o.n, o.block, o.versions, slowest, cpu_total, total[0], total[1], total[2], total[3],
-               total[4], total[5], peak, before, after, total[6], total[7], total[8], stats.lost, total[9]);
+               total[4], total[5], peak, before, after, total[6], total[7], total[8], stats.lost, total[9],
+               total[10], stats.resumed_from);
     free(ring);
     free(version_done);
     MPI_Finalize();

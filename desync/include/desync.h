@@ -51,6 +51,7 @@ enum {
     DESYNC_ERR_MPI,         /* an MPI call failed */
     DESYNC_ERR_NOMEM,       /* memory ran out */
     DESYNC_ERR_OTHER_RANK,  /* the job ended because another rank failed (see its message) */
+    DESYNC_ERR_IO,          /* the checkpoint file could not be read or written, or is damaged */
     DESYNC_ERR_LASTCODE
 };
 
@@ -124,6 +125,8 @@ typedef struct desynch_stats {
     long long duplicates;       /* blocks that came or were written again, with the same bytes */
     long long lost;             /* processes the map declared lost (the same on every rank) */
     long long taken_over;       /* blocks per version of lost processes' chunks made here since */
+    long long checkpointed;     /* blocks this process wrote to the checkpoint file */
+    long long resumed_from;     /* the checkpoint version the job resumed from, -1: none */
 } desynch_stats;
 
 /* The six routines of the paper's figure 9. They act on the job desynch_Run is running

@@ -177,6 +177,7 @@ const char *desynch_Error_string(int code)
     case DESYNC_ERR_MPI: return "an MPI call failed";
     case DESYNC_ERR_NOMEM: return "out of memory";
     case DESYNC_ERR_OTHER_RANK: return "another rank failed";
+    case DESYNC_ERR_IO: return "the checkpoint file could not be read or written, or is damaged";
     default: return "unknown desync error code";
     }
 }

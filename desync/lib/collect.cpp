@@ -17,6 +17,9 @@ bool Runtime::collectable(Block *b)
     bool own = mine(a);
     if ((own || b->replica) && a.version() >= pinned_from_)
         return false; // a re-execution after a loss may need it (recover.cpp)
+    if (b->saved == 1 || (b->replica && checkpoint_.is_open() && a.version() > saved_complete_))
+        return false; // to be written, by this process or, after a loss, by its taker
+
     if (own && frontier_[static_cast<size_t>(leases_->lease_of(a))] < a.version())
         return false;
     for (const Address &f : b->forward)

@@ -271,6 +271,7 @@ void Runtime::block_made(Block *b, bool by_this_process)
     if (dependencies(a, DESYNCH_FORWARD, &b->forward, &known) != DESYNC_SUCCESS)
         return;
     b->forward_known = known;
+    save_later(b);
     if (by_this_process)
         push(b);
     collect_due_ = true;

@@ -7,6 +7,8 @@
 //   desync_replicate  versions between replicas to the buddy, 0 (default: none) or more
 //   desync_loss_timeout  seconds without a report before a process is lost (default 10)
 //   desync_test_stop  RANK:VERSION[:SECONDS], a test's logical crash (NOTES.md 2.6)
+//   desync_checkpoint PATH, with desync_checkpoint_block BYTES (the largest block)
+//   desync_test_abort RANK:VERSION, a test's crash of the whole job
 #include "job.h"
 
 #include "desync.h"
@@ -52,7 +54,21 @@ std::string Job::canonical() const
         s += "," + std::to_string(w);
     return s + ";" + std::to_string(window) + ";" + std::to_string(rebalance) + ";" + std::to_string(balance) +
            ";" + std::to_string(replicate) + ";" + std::to_string(loss_timeout) + ";" + std::to_string(stop.rank) +
-           ":" + std::to_string(stop.version) + ":" + std::to_string(stop.pause);
+           ":" + std::to_string(stop.version) + ":" + std::to_string(stop.pause) + ";" + checkpoint +
+           ";" + std::to_string(checkpoint_block) + ";" + std::to_string(abort.rank) + ":" +
+           std::to_string(abort.version);
+}
+
+std::string Job::checkpoint_identity() const
+{
+    std::string s = "desync checkpoint 1;";
+    for (const FileShape &f : files) {
+        s += std::to_string(f.id) + ":" + std::to_string(f.versions);
+        for (int e : f.extent)
+            s += "x" + std::to_string(e);
+        s += ";";
+    }
+    return s + std::to_string(replicate) + ";" + std::to_string(checkpoint_block);
 }
 
 namespace {
@@ -223,6 +239,51 @@ bool parse_stop(const std::string &text, int processes, Job *job, std::string *w
     return true;
 }
 
+// desync_checkpoint=PATH with desync_checkpoint_block=BYTES; desync_test_abort.
+bool parse_checkpoint(MPI_Info info, int processes, Job *job, std::string *why)
+{
+    std::string text;
+    if (read_hint(info, "desync_checkpoint_block", &text)) {
+        int bytes = 0;
+        if (!parse_int(text, 1, INT_MAX, &bytes)) {
+            *why = "desync_checkpoint_block=\"" + text + "\": expected the largest block's size in bytes";
+            return false;
+        }
+        job->checkpoint_block = bytes;
+    }
+    if (read_hint(info, "desync_checkpoint", &text)) {
+        if (text.empty()) {
+            *why = "desync_checkpoint: expected a file name";
+            return false;
+        }
+        job->checkpoint = text;
+        if (job->replicate == 0 || job->checkpoint_block == 0) {
+            *why = "desync_checkpoint needs desync_replicate (which versions are written) and "
+                   "desync_checkpoint_block (the largest block's bytes: blocks sit at fixed offsets)";
+            return false;
+        }
+        for (const FileShape &f : job->files)
+            if (f.versions != job->files[0].versions) {
+                *why = "desync_checkpoint: every file must have the same number of versions (a restart "
+                       "resumes them all from one version)";
+                return false;
+            }
+    } else if (job->checkpoint_block) {
+        *why = "desync_checkpoint_block without desync_checkpoint";
+        return false;
+    }
+    if (read_hint(info, "desync_test_abort", &text)) {
+        std::vector<std::string> fields = split(text, ':');
+        if (fields.size() != 2 || !parse_int(fields[0], 0, processes - 1, &job->abort.rank) ||
+            !parse_int(fields[1], 0, INT_MAX, &job->abort.version)) {
+            *why = "desync_test_abort=\"" + text + "\": expected RANK:VERSION, RANK from 0 to " +
+                   std::to_string(processes - 1);
+            return false;
+        }
+    }
+    return true;
+}
+
 } // namespace
 
 int parse_job(MPI_Info info, int processes, Job *job, std::string *why)
@@ -236,7 +297,8 @@ int parse_job(MPI_Info info, int processes, Job *job, std::string *why)
     MPI_Info_get_nkeys(info, &keys);
     static const char *const known[] = {"desync_files", "desync_chunks", "desync_window",
                                         "desync_rebalance", "desync_balance", "desync_replicate",
-                                        "desync_loss_timeout", "desync_test_stop"};
+                                        "desync_loss_timeout", "desync_test_stop", "desync_checkpoint",
+                                        "desync_checkpoint_block", "desync_test_abort"};
     for (int i = 0; i < keys; i++) {
         char key[MPI_MAX_INFO_KEY + 1];
         MPI_Info_get_nthkey(info, i, key);
@@ -305,6 +367,8 @@ int parse_job(MPI_Info info, int processes, Job *job, std::string *why)
         return DESYNC_ERR_HINT;
     }
     if (read_hint(info, "desync_test_stop", &text) && !parse_stop(text, processes, job, why))
+        return DESYNC_ERR_HINT;
+    if (!parse_checkpoint(info, processes, job, why))
         return DESYNC_ERR_HINT;
     return DESYNC_SUCCESS;
 }

@@ -37,9 +37,19 @@ struct Job {
         int rank = -1, version = 0;
         double pause = -1; // < 0: for good
     } stop;
+    std::string checkpoint;         // desync_checkpoint: the file ("" none; NOTES.md 2.6)
+    long long checkpoint_block = 0; // desync_checkpoint_block: the largest block's bytes
+    // A test's crash of the whole job (desync_test_abort=RANK:VERSION): MPI_Abort once
+    // one of that rank's chunks reaches VERSION. rank -1: none.
+    struct Abort {
+        int rank = -1, version = 0;
+    } abort;
 
     const FileShape *file(int id) const;
     std::string canonical() const; // the same text on every rank that passed the same job
+    // What a checkpoint's bytes depend on: the files, desync_replicate and the block
+    // size (a restart may change everything else).
+    std::string checkpoint_identity() const;
 };
 
 // DESYNC_SUCCESS, or DESYNC_ERR_HINT with *why naming the hint and the fault.

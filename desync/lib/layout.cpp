@@ -91,6 +91,28 @@ int period_end(const Job &job, const FileShape &f, int v0)
     return static_cast<int>(std::min<long long>(f.versions - 1, static_cast<long long>(v0) + job.rebalance - 1));
 }
 
+std::vector<Address> Lease::addresses(int version) const
+{
+    std::vector<Address> all;
+    Address a;
+    a.n = static_cast<int>(2 + lo.size());
+    a.d[0] = file;
+    a.d[1] = version;
+    for (size_t k = 0; k < lo.size(); k++)
+        a.d[2 + k] = lo[k];
+    for (;;) {
+        all.push_back(a);
+        size_t k = lo.size();
+        while (k > 0 && a.d[1 + k] == hi[k - 1]) { // the odometer: last coordinate fastest
+            a.d[1 + k] = lo[k - 1];
+            k--;
+        }
+        if (k == 0)
+            return all;
+        a.d[1 + k]++;
+    }
+}
+
 std::vector<Lease> period_leases(const Job &job, int processes, int v0, const std::vector<double> &weights)
 {
     std::vector<Lease> leases;

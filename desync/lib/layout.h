@@ -17,6 +17,7 @@ struct Lease {
     int node = 0;              // the process (rank in the job's communicator)
     long long blocks() const;  // per version
     bool covers(const Address &a) const;
+    std::vector<Address> addresses(int version) const; // its blocks of a version, row-major
 };
 
 // The leases of one period: every file's chunks for versions v0 .. v0 + the period

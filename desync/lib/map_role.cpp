@@ -27,10 +27,12 @@ int Runtime::send_report()
     report_due_ = false;
     last_report_ = now;
     // Blocks computed, microseconds inside appCompute and misses served since the last
-    // report, the replica version held, then (lease, frontier) pairs.
+    // report, the replica version held, the checkpoint version written, then (lease,
+    // frontier) pairs.
     std::vector<int> report = {static_cast<int>(stats_.computed - reported_computed_),
                                static_cast<int>((busy_ - reported_busy_) * 1e6),
-                               static_cast<int>(stats_.misses - reported_misses_), replica_complete_};
+                               static_cast<int>(stats_.misses - reported_misses_), replica_complete_,
+                               saved_through_};
     reported_computed_ = stats_.computed;
     reported_busy_ = busy_;
     reported_misses_ = stats_.misses;
@@ -49,16 +51,17 @@ int Runtime::send_report()
 
 int Runtime::map_report(int source, const std::vector<int> &report)
 {
-    if (report.size() < 4 || report.size() % 2 != 0)
+    if (report.size() < 5 || report.size() % 2 != 1)
         return fail(DESYNC_ERR_MPI, "a malformed report arrived from rank " + std::to_string(source));
     size_t s = static_cast<size_t>(source);
     map_computed_[s] += report[0];
     map_busy_[s] += report[1] * 1e-6;
     map_misses_[s] += report[2];
     map_replica_[s] = std::max(map_replica_[s], report[3]);
+    map_saved_[s] = std::max(map_saved_[s], report[4]);
     map_heard_[s] = MPI_Wtime();
     bool near_end = false; // of the last period granted
-    for (size_t i = 4; i + 1 < report.size(); i += 2) {
+    for (size_t i = 5; i + 1 < report.size(); i += 2) {
         size_t l = static_cast<size_t>(report[i]);
         if (l >= map_frontier_.size())
             return fail(DESYNC_ERR_MPI, "a frontier report names no lease of the job");
@@ -131,7 +134,7 @@ int Runtime::map_progress()
 {
     if (channel_.rank() != 0)
         return DESYNC_SUCCESS;
-    if (map_check_losses() != DESYNC_SUCCESS)
+    if (map_check_losses() != DESYNC_SUCCESS || map_commit() != DESYNC_SUCCESS)
         return error_;
     if (!map_dirty_ || MPI_Wtime() - map_last_broadcast_ < REPORT_INTERVAL)
         return DESYNC_SUCCESS;
@@ -149,6 +152,7 @@ int Runtime::map_progress()
     for (int r = 1; r < channel_.size(); r++) {
         std::vector<char> bytes;
         put_ints(&bytes, &pinned_from_, 1);
+        put_ints(&bytes, &saved_complete_, 1);
         put_ints(&bytes, map_frontier_.data(), map_frontier_.size());
         if (channel_.send(r, TAG_FRONTIERS, std::move(bytes)) != MPI_SUCCESS)
             return fail(DESYNC_ERR_MPI, "sending the frontier table failed");

@@ -105,13 +105,15 @@ int Runtime::on_lost(int lost, int taker, int restart)
         silent_ = true; // wrongly declared lost: it stops at the loop's next turn
         return DESYNC_SUCCESS;
     }
-    // Of the lost chunks only the replica is made now; what was asked of the lost
-    // process is asked again, of the taker.
+    // The lost chunks are made up to the replica's version, whatever the frontiers
+    // said (the map's may lag behind the replica): the taker goes on from there, and
+    // a block below it that is nowhere is made again from its inputs. What was asked
+    // of the lost process is asked again, of the taker.
     for (int l : held) {
         const Lease &lease = leases_->lease(l);
         int now_made = std::max(lease.v0 - 1, std::min(restart, lease.v1));
-        frontier_[static_cast<size_t>(l)] = std::min(frontier_[static_cast<size_t>(l)], now_made);
-        map_frontier_[static_cast<size_t>(l)] = std::min(map_frontier_[static_cast<size_t>(l)], now_made);
+        frontier_[static_cast<size_t>(l)] = now_made;
+        map_frontier_[static_cast<size_t>(l)] = now_made;
     }
     std::vector<Address> ask_again;
     for (auto it = requested_.begin(); it != requested_.end();)
@@ -158,7 +160,15 @@ int Runtime::take_over(const std::vector<int> &leases)
             return error_;
         advance(own_.back());
     }
-    return DESYNC_SUCCESS;
+    // The lost process's share of checkpoint versions not yet whole: from the replicas.
+    std::vector<Block *> now_mine;
+    store_.for_each([&](Block *b) {
+        if (mine(b->addr))
+            now_mine.push_back(b);
+    });
+    for (Block *b : now_mine)
+        save_later(b);
+    return error_;
 }
 
 // desync_test_stop: once one of this process's chunks reaches the version, it goes
@@ -190,6 +200,7 @@ void Runtime::drop_everything()
     recompute_.clear();
     waiting_.clear();
     requested_.clear();
+    save_due_.clear(); // blocks in flight to the checkpoint stay pinned until the end
     std::vector<Block *> gone;
     store_.for_each([&](Block *b) {
         if (b->refs == 0 && b->pins == 0)

@@ -60,14 +60,20 @@ int Runtime::run(MPI_Comm comm, desynch_stats *stats, std::string *message)
         return DESYNC_ERR_MPI;
     }
     channel_.set_block_allocator([this](size_t size) { return store_.receive_buffer(size); });
-    LeaseTable table(job_, period_leases(job_, channel_.size(), 0, {}));
+    stats_.resumed_from = -1;
+    int resumed = -1; // the checkpoint's version, whose blocks are made already
+    resume(comm, &resumed);
+    // A resumed job begins with the period that holds that version, laid out afresh.
+    int first = job_.rebalance && resumed > 0 ? resumed / job_.rebalance * job_.rebalance : 0;
+    LeaseTable table(job_, period_leases(job_, channel_.size(), first, job_.layout.weights));
     leases_ = &table;
-    frontier_.assign(table.leases().size(), -1);
+    for (const Lease &l : table.leases())
+        frontier_.push_back(std::max(l.v0 - 1, std::min(resumed, l.v1)));
     map_frontier_ = frontier_;
     for (const FileShape &f : job_.files)
-        leased_through_.push_back(period_end(job_, f, 0));
+        leased_through_.push_back(period_end(job_, f, first));
     // The map's: the next period, and the figures that will lay it out.
-    map_next_v0_ = job_.rebalance ? job_.rebalance : INT_MAX;
+    map_next_v0_ = job_.rebalance ? first + job_.rebalance : INT_MAX;
     size_t processes = static_cast<size_t>(channel_.size());
     map_weights_ = job_.layout.weights.empty() ? std::vector<double>(processes, 1.0) : job_.layout.weights;
     map_computed_.assign(processes, 0);
@@ -76,6 +82,7 @@ int Runtime::run(MPI_Comm comm, desynch_stats *stats, std::string *message)
     map_done_.assign(processes, 0);
     map_heard_.assign(processes, MPI_Wtime());
     map_replica_.assign(processes, -1);
+    map_saved_.assign(processes, resumed);
     successor_.assign(processes, -1);
     pinned_from_ = replicating() ? -1 : INT_MAX;
     for (size_t l = 0; l < table.leases().size(); l++)
@@ -86,10 +93,13 @@ int Runtime::run(MPI_Comm comm, desynch_stats *stats, std::string *message)
                 break;
         }
 
+    if (checkpoint_.is_open())
+        read_resumed(resumed); // collective: every rank, even one that failed
     if (error_ == DESYNC_SUCCESS)
         loop();
     if (error_ != DESYNC_SUCCESS)
         end_everywhere();
+    finish_saving();
     // The job is over: late messages are dropped.
     int rc = channel_.drain([this](const Message &m) {
         if (m.block)
@@ -97,6 +107,8 @@ int Runtime::run(MPI_Comm comm, desynch_stats *stats, std::string *message)
     });
     if (rc != MPI_SUCCESS)
         fail(DESYNC_ERR_MPI, "exchanging the final message counts failed");
+    if (checkpoint_.close() != MPI_SUCCESS)
+        fail(DESYNC_ERR_IO, "closing the checkpoint file failed");
     if (error_ == DESYNC_SUCCESS && !other_failed_)
         report_results();
 
@@ -129,6 +141,7 @@ int Runtime::loop()
 {
     while (!ended_ && error_ == DESYNC_SUCCESS && !other_failed_) {
         maybe_stop();
+        maybe_abort();
         if (silent_)
             return silent_loop();
         bool computed = false;
@@ -150,6 +163,8 @@ int Runtime::loop()
         }
         if (channel_.progress() != MPI_SUCCESS)
             return fail(DESYNC_ERR_MPI, "completing a send failed");
+        if (save_progress() != DESYNC_SUCCESS)
+            break;
         if (collect_due_)
             collect();
         if (send_report() != DESYNC_SUCCESS || map_progress() != DESYNC_SUCCESS)
@@ -198,14 +213,16 @@ int Runtime::handle(const Message &m)
             return fail(DESYNC_ERR_MPI, "malformed leases arrived from the map");
         return add_leases(leases);
     }
-    case TAG_FRONTIERS: { // the replica version everyone holds, then every lease's frontier
+    case TAG_FRONTIERS: { // the replica version everyone holds, the checkpoint's, then
+                          // every lease's frontier
         std::vector<int> table(m.bytes.size() / sizeof(int));
         get_ints(m.bytes, &offset, table.data(), table.size());
-        if (table.empty())
+        if (table.size() < 2)
             return fail(DESYNC_ERR_MPI, "a malformed frontier table arrived from the map");
         pinned_from_ = std::max(pinned_from_, table[0]);
-        for (size_t l = 1; l < table.size() && l - 1 < frontier_.size(); l++)
-            frontier_[l - 1] = std::max(frontier_[l - 1], table[l]);
+        saved_complete_ = std::max(saved_complete_, table[1]);
+        for (size_t l = 2; l < table.size() && l - 2 < frontier_.size(); l++)
+            frontier_[l - 2] = std::max(frontier_[l - 2], table[l]);
         collect_due_ = true;
         return DESYNC_SUCCESS;
     }

@@ -3,12 +3,14 @@
 // split by concern: runtime.cpp (the loop, the start and the end), compute.cpp
 // (which block next, run-ahead), serve.cpp (requests, pushes, replies), collect.cpp
 // (garbage collection), map_role.cpp (frontiers and the end, on rank 0),
-// recover.cpp (replicas, lost processes, a test's logical crash), routines.cpp
+// recover.cpp (replicas, lost processes, a test's logical crash), checkpoint_role.cpp
+// (desync_checkpoint: writing versions, resuming from one), routines.cpp
 // (the desynchBlock* routines' bodies).
 #pragma once
 
 #include "address.h"
 #include "channel.h"
+#include "checkpoint.h"
 #include "desync.h"
 #include "job.h"
 #include "layout.h"
@@ -120,6 +122,16 @@ private:
     int map_check_losses();
     int map_declare_lost(int lost);
 
+    // checkpoint_role.cpp
+    int resume(MPI_Comm comm, int *version);    // opens the file; *version: -1 or where to resume
+    int read_resumed(int version);              // this process's blocks of it, into the store
+    void save_later(Block *b);                  // this process's block of a checkpointed version
+    int save_progress();                        // starts writes, completes them, reports
+    void finish_saving();                       // the end: in-flight writes waited for
+    bool saved_whole(int version) const;        // every block this process owns of it is written
+    int map_commit();
+    void maybe_abort();
+
     // map_role.cpp
     int map_report(int source, const std::vector<int> &report);
     int map_grant();
@@ -170,6 +182,15 @@ private:
                                       // predecessor's every block
     std::unordered_map<long long, long long> replica_count_; // (source, version): replica blocks here
     bool stopped_ = false;            // desync_test_stop happened here (paused or silent)
+
+    // The checkpoint (NOTES.md 2.6).
+    Checkpoint checkpoint_;
+    int saved_complete_ = -1;         // the last version the file holds whole (the map's)
+    int saved_through_ = -1;          // this process has written all its blocks up to here
+    std::vector<Address> save_due_;   // blocks to write once their slot may be overwritten
+    std::vector<MPI_Request> save_requests_;
+    std::vector<Block *> save_blocks_; // parallel to save_requests_
+    std::unordered_map<int, long long> saved_count_; // version: blocks this process wrote
     bool silent_ = false;             // dropped its blocks; only waits for the end
 
     std::vector<int> leased_through_; // per file (index in job_.files): the last version leased
@@ -187,6 +208,7 @@ private:
     std::vector<char> map_done_;      // per process: done in the current generation
     std::vector<double> map_heard_;   // per process: when its last report came
     std::vector<int> map_replica_;    // per process: the replica version it last reported
+    std::vector<int> map_saved_;      // per process: the version it last said it wrote whole
     int map_generation_ = 0;          // losses declared
     double map_drained_at_ = 0;       // when the map last found no message waiting
 };

@@ -3,6 +3,7 @@
 
 #include "desync.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -19,10 +20,20 @@ struct Handle {
 };
 } // namespace
 
-void write_header(char *base, const Address &a)
+void write_header(char *base, const Address &a, size_t len)
 {
+    static_assert(sizeof(int) * (1 + DESYNCH_MAX_DIMS) <= HEADER_LENGTH_AT, "the address fits before the length");
     std::memcpy(base, &a.n, sizeof(int));
     std::memcpy(base + sizeof(int), a.d, sizeof(int) * static_cast<size_t>(a.n));
+    uint64_t length = len;
+    std::memcpy(base + HEADER_LENGTH_AT, &length, sizeof length);
+}
+
+size_t header_length(const char *base)
+{
+    uint64_t length;
+    std::memcpy(&length, base + HEADER_LENGTH_AT, sizeof length);
+    return static_cast<size_t>(length);
 }
 
 bool read_header(const char *base, size_t size, Address *a)
@@ -122,7 +133,7 @@ int Store::bind(const Address &addr, void *data, size_t len, Block **block)
         return rc;
     }
     unwritten_.erase(made);
-    write_header(base, addr);
+    write_header(base, addr, len);
     *block = add(addr, base, len, capacity);
     return DESYNC_SUCCESS;
 }

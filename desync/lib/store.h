@@ -15,9 +15,11 @@ namespace desync {
 
 // Every block's buffer begins with a header, the block's address, so that the
 // buffer is the block's message as it stands: sent and received with no copy.
-constexpr size_t BLOCK_HEADER = 64; // (1 + DESYNCH_MAX_DIMS) ints, rounded up for alignment
-void write_header(char *base, const Address &a);
+constexpr size_t BLOCK_HEADER = 64; // (1 + DESYNCH_MAX_DIMS) ints, the length, rounded up
+constexpr size_t HEADER_LENGTH_AT = 40; // the data's length, a uint64 (for the checkpoint's records)
+void write_header(char *base, const Address &a, size_t len);
 bool read_header(const char *base, size_t size, Address *a); // false when malformed
+size_t header_length(const char *base);
 
 struct Block {
     Address addr;
@@ -34,6 +36,9 @@ struct Block {
     // A copy kept for the crash recovery of the process that sent it (NOTES.md 2.6):
     // collected only once a later replica is complete everywhere.
     bool replica = false;
+    // This process's block of a checkpointed version: 1 while its write is due or in
+    // flight (not collected meanwhile), 2 once written.
+    char saved = 0;
 };
 
 class Store {

@@ -36,7 +36,8 @@ def test_lock_service_is_clean(mpirun, program):
                   piox=False, timeout=600))
 
 
-# The DesyncFS run also loses rank 2 after version 2 (replicas every 2 versions).
+# The DesyncFS run also loses rank 2 after version 2 (replicas every 2 versions) and
+# writes a checkpoint, from which a second run resumes.
 LOSS = ["--hint", "desync_replicate=2", "--hint", "desync_loss_timeout=3", "--hint", "desync_test_stop=2:2"]
 
 
@@ -44,12 +45,20 @@ LOSS = ["--hint", "desync_replicate=2", "--hint", "desync_loss_timeout=3", "--hi
 def test_desync_jacobi_is_clean(tmp_path, mpirun, name, options):
     """Issue 18's Jacobi at 4 ranks without piox: the MPI twin, and libdesync's event
     loop, prefetch, collection, periods of leases, replicas, a lost process's chunks
-    taken over, and the end (every message received, every block freed)."""
+    taken over, checkpoint writes and a resume from them, and the end (every message
+    received, every block freed)."""
     jacobi = BUILD / "desync" / "examples" / name
-    result = mpirun(4, VALGRIND + [jacobi, 24, 4, 5, tmp_path / "grid", *options], piox=False, timeout=600)
+    checkpoint = ["--hint", f"desync_checkpoint={tmp_path / 'checkpoint'}", "--hint", "desync_checkpoint_block=128"]
+
+    def run(output, *words):
+        return mpirun(4, VALGRIND + [jacobi, 24, 4, 5, tmp_path / output, *words], piox=False, timeout=600)
+
+    result = run("grid", *options, *(checkpoint if name == "jacobi_desync" else []))
     assert result.returncode == 0 and f"{name} ranks=4" in result.stdout, result.stderr
     if name == "jacobi_desync":
         assert " lost=0 " not in result.stdout and " lost=" in result.stdout  # the loss happened
+        again = run("again", "--hint", "desync_replicate=2", *checkpoint)
+        assert again.returncode == 0 and " resumed_from=-1" not in again.stdout, again.stdout + again.stderr
 
 
 @pytest.mark.parametrize("mode", ["routines", "conflict"])

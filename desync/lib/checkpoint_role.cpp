@@ -1,0 +1,200 @@
+// checkpoint_role.cpp - desync_checkpoint (NOTES.md 2.6) in the runtime: at the start,
+// resuming from the last version the file holds whole; while running, writing this
+// process's blocks of every replicated version (independent nonblocking writes from
+// the blocks' own buffers: a collective per version would make every process wait
+// for the slowest, which is what DesyncFS is for), and on the map, recording a
+// version once every live process has written its share. A test's crash of the
+// whole job (desync_test_abort) is here too.
+#include "runtime.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+
+namespace desync {
+
+int Runtime::resume(MPI_Comm comm, int *version)
+{
+    *version = -1;
+    if (job_.checkpoint.empty())
+        return DESYNC_SUCCESS;
+    std::string why;
+    int rc = checkpoint_.open(comm, job_, version, &why);
+    if (rc != DESYNC_SUCCESS)
+        return fail(rc, why);
+    saved_complete_ = saved_through_ = *version;
+    stats_.resumed_from = *version;
+    return DESYNC_SUCCESS;
+}
+
+// Collective: this process's blocks of `version` (its leases' as laid out for the
+// restart) from the file, checked against their addresses, bound as made here and
+// pushed on as if just made.
+int Runtime::read_resumed(int version)
+{
+    if (version < 0)
+        return DESYNC_SUCCESS;
+    std::vector<Address> blocks;
+    for (const OwnLease &own : own_) {
+        const Lease &lease = leases_->lease(own.lease);
+        if (lease.v0 <= version && version <= lease.v1)
+            for (const Address &a : lease.addresses(version))
+                blocks.push_back(a);
+    }
+    std::vector<char> records;
+    std::string why;
+    int rc = checkpoint_.read(blocks, version, &records, &why);
+    if (rc != DESYNC_SUCCESS)
+        return fail(rc, why);
+    size_t stride = checkpoint_.stride();
+    for (size_t i = 0; i < blocks.size(); i++) {
+        const char *record = records.data() + i * stride;
+        Address a;
+        size_t len = header_length(record);
+        if (!read_header(record, stride, &a) || !(a == blocks[i]) ||
+            len > static_cast<size_t>(job_.checkpoint_block))
+            return fail(DESYNC_ERR_IO, "the checkpoint file " + job_.checkpoint + " is damaged: the record of block " +
+                                           blocks[i].text() + " does not hold it");
+        char *base = store_.receive_buffer(BLOCK_HEADER + len);
+        std::memcpy(base, record, BLOCK_HEADER + len);
+        Block *b = nullptr;
+        if (store_.adopt(a, base, len, &b) != DESYNC_SUCCESS || !b)
+            return fail(DESYNC_ERR_NOMEM, "no memory for block " + a.text());
+        b->saved = 2;
+        block_made(b, true);
+    }
+    return error_;
+}
+
+void Runtime::save_later(Block *b)
+{
+    const Address &a = b->addr;
+    if (!checkpoint_.is_open() || b->saved || a.version() % job_.replicate != 0 || a.version() <= saved_complete_ ||
+        !mine(a))
+        return;
+    if (b->len > static_cast<size_t>(job_.checkpoint_block)) {
+        fail(DESYNC_ERR_HINT, "block " + a.text() + " has " + std::to_string(b->len) +
+                                  " bytes, more than desync_checkpoint_block=" +
+                                  std::to_string(job_.checkpoint_block));
+        return;
+    }
+    b->saved = 1;
+    save_due_.push_back(a);
+}
+
+bool Runtime::saved_whole(int version) const
+{
+    for (size_t f = 0; f < job_.files.size(); f++)
+        if (leased_through_[f] < std::min(version, job_.files[f].versions - 1))
+            return false; // not leased yet: whose blocks these are is not known
+    long long mine_here = 0;
+    for (const Lease &l : leases_->leases())
+        if (l.v0 <= version && version <= l.v1 && resolve(l.node) == channel_.rank())
+            mine_here += l.blocks();
+    auto written = saved_count_.find(version);
+    return mine_here == 0 || (written != saved_count_.end() && written->second >= mine_here);
+}
+
+int Runtime::save_progress()
+{
+    if (!checkpoint_.is_open())
+        return DESYNC_SUCCESS;
+    // A version goes into the slot of the version 2R before it, so only once the
+    // version R before it is whole in the other slot: the last version a record
+    // names is never overwritten.
+    int r = job_.replicate;
+    for (auto it = save_due_.begin(); it != save_due_.end();) {
+        Block *b = store_.find(*it);
+        int v = it->version();
+        if (b && v >= 2 * r && saved_complete_ < v - r) {
+            ++it;
+            continue;
+        }
+        if (b) {
+            MPI_Request request;
+            b->pins++;
+            if (checkpoint_.write(b->addr, b->base(), BLOCK_HEADER + b->len, &request) != MPI_SUCCESS)
+                return fail(DESYNC_ERR_IO, "writing block " + b->addr.text() + " to the checkpoint file failed");
+            save_requests_.push_back(request);
+            save_blocks_.push_back(b);
+        }
+        it = save_due_.erase(it);
+    }
+    for (size_t i = 0; i < save_requests_.size();) {
+        int done = 0;
+        MPI_Status status;
+        if (MPI_Test(&save_requests_[i], &done, &status) != MPI_SUCCESS)
+            return fail(DESYNC_ERR_IO, "writing the checkpoint file failed");
+        if (!done) {
+            i++;
+            continue;
+        }
+        Block *b = save_blocks_[i];
+        b->pins--;
+        b->saved = 2;
+        saved_count_[b->addr.version()]++;
+        stats_.checkpointed++;
+        collect_due_ = true;
+        save_requests_.erase(save_requests_.begin() + static_cast<long>(i));
+        save_blocks_.erase(save_blocks_.begin() + static_cast<long>(i));
+    }
+    int last = job_.files.front().versions - 1;
+    int next = saved_through_ < 0 ? 0 : saved_through_ + r;
+    while (next <= last && saved_whole(next)) {
+        saved_through_ = next;
+        saved_count_.erase(next);
+        next += r;
+        report_due_ = true;
+    }
+    return DESYNC_SUCCESS;
+}
+
+void Runtime::finish_saving()
+{
+    for (size_t i = 0; i < save_requests_.size(); i++) {
+        MPI_Wait(&save_requests_[i], MPI_STATUS_IGNORE);
+        save_blocks_[i]->pins--;
+    }
+    save_requests_.clear();
+    save_blocks_.clear();
+    save_due_.clear();
+}
+
+// The map: the next version every live process has written its share of is whole.
+int Runtime::map_commit()
+{
+    if (!checkpoint_.is_open())
+        return DESYNC_SUCCESS;
+    int everywhere = INT_MAX;
+    for (int r = 0; r < channel_.size(); r++)
+        if (alive(r))
+            everywhere = std::min(everywhere, map_saved_[static_cast<size_t>(r)]);
+    int next = saved_complete_ < 0 ? 0 : saved_complete_ + job_.replicate;
+    if (next > everywhere)
+        return DESYNC_SUCCESS;
+    // Every version up to `everywhere` is written; the record names the last.
+    int version = next + (everywhere - next) / job_.replicate * job_.replicate;
+    std::string why;
+    if (checkpoint_.commit(version, &why) != DESYNC_SUCCESS)
+        return fail(DESYNC_ERR_IO, why);
+    saved_complete_ = version;
+    map_dirty_ = true;
+    return DESYNC_SUCCESS;
+}
+
+// desync_test_abort: the whole job dies, as it would if a process really died.
+void Runtime::maybe_abort()
+{
+    if (job_.abort.rank != channel_.rank() ||
+        std::none_of(own_.begin(), own_.end(), [&](const OwnLease &own) {
+            return frontier_[static_cast<size_t>(own.lease)] >= job_.abort.version;
+        }))
+        return;
+    std::fprintf(stderr, "desync_test_abort: rank %d ends the job at version %d\n", channel_.rank(),
+                 job_.abort.version);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+}
+
+} // namespace desync
