@@ -68,10 +68,11 @@ def assert_same_as_find(walk, listing, with_stat=True):
 # trees are smaller than the defaults: at full size each walk spent about 5 s in
 # this file's parsing and comparing (the deep tree's 10,000 paths of up to 20,001
 # bytes). Skewed 100,000 entries of 500,000, wide 50,001 of 200,001, deep 3,000
-# levels of 10,000, whose paths (up to 6,001 bytes) still pass PATH_MAX; the full
-# skewed tree stays in the stat, du and stop tests below.
-MATRIX_SIZES = {"skewed": {"entries": 100_000}, "wide": {"entries": 50_001},
-                "deep": {"depth": 3_000}}
+# levels of 10,000, whose paths (up to 6,001 bytes) still pass PATH_MAX. The stat, du
+# and stop tests below walk the same skewed tree: the full one (and find's listing of
+# it, made for them alone) cost about 40 s more, for the same shape.
+SKEWED = {"entries": 100_000}
+MATRIX_SIZES = {"skewed": SKEWED, "wide": {"entries": 50_001}, "deep": {"depth": 3_000}}
 MATRIX = ([("skewed", algorithm, ranks, threads) for algorithm in ALGORITHMS
            for ranks in (1, 2, 4, 8) for threads in (1, 4)] +
           [(kind, algorithm, ranks, threads) for kind in ("wide", "deep", "adversarial")
@@ -91,7 +92,7 @@ def test_every_entry_exactly_once(kind, algorithm, ranks, threads, walk_list, tm
 
 @pytest.mark.parametrize("split", ["random", "equal"])
 def test_without_stat_types_come_from_the_directory(split, walk_list, tmp_path):
-    root, listing = tree("skewed")
+    root, listing = tree("skewed", **SKEWED)
     walk = run_walk(walk_list, tmp_path / "out", 4, root, {"pftw_stat": "no", "pftw_split": split,
                                                           "pftw_algorithm": "drqs"})
     assert walk.returncode == 0, walk.stderr
@@ -102,7 +103,7 @@ def test_without_stat_types_come_from_the_directory(split, walk_list, tmp_path):
 
 def test_du_and_find_totals_agree(walk_list, tmp_path):
     """File count and byte sum equal find's and du's (the skewed tree has no hard links)."""
-    root, _ = tree("skewed")
+    root, _ = tree("skewed", **SKEWED)
     walk = run_walk(walk_list, tmp_path / "out", 4, root, {"pftw_stat": "yes"})
     du = subprocess.run(["du", "-s", "-b", root], capture_output=True, text=True, check=True)
     assert walk.stats["bytes"] == int(du.stdout.split()[0])
@@ -113,7 +114,7 @@ def test_du_and_find_totals_agree(walk_list, tmp_path):
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 @pytest.mark.parametrize("ranks,threads", [(1, 1), (1, 4), (4, 1), (4, 2)])
 def test_stop_ends_every_rank_cleanly(algorithm, ranks, threads, walk_list, tmp_path):
-    root, listing = tree("skewed")
+    root, listing = tree("skewed", **SKEWED)
     walk = run_walk(walk_list, tmp_path / "out", ranks, root,
                     {"pftw_algorithm": algorithm, "pftw_threads": threads},
                     args=["--stop-after", "2000", "--expect", str(PFTW_STOPPED)], timeout=120)
