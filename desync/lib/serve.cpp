@@ -72,7 +72,9 @@ int Runtime::on_request(int source, const Address &a)
         return send_block(source, b);
     }
     bool making = std::any_of(foreign_.begin(), foreign_.end(), [&](const Foreign &f) { return f.addr == a; });
-    if ((mine(a) && !made(a)) || making) {
+    // A block whose lease has not reached this process yet (the asker got the map's
+    // new period first) is this process's to make: a miss, not "freed".
+    if ((mine(a) && !made(a)) || making || owner(a) < 0) {
         stats_.misses++; // answered when made (push)
         waiting_[a].push_back(source);
         return DESYNC_SUCCESS;
