@@ -143,10 +143,13 @@ int Runtime::save_progress()
     int next = saved_through_ < 0 ? 0 : saved_through_ + r;
     while (next <= last && saved_whole(next)) {
         saved_through_ = next;
-        saved_count_.erase(next);
         next += r;
         report_due_ = true;
     }
+    // Counts are kept until the version is recorded whole: after a loss the taker's
+    // written version goes back (recover.cpp) and its own blocks count again.
+    for (auto it = saved_count_.begin(); it != saved_count_.end();)
+        it = it->first <= saved_complete_ ? saved_count_.erase(it) : std::next(it);
     return DESYNC_SUCCESS;
 }
 

@@ -27,12 +27,12 @@ int Runtime::send_report()
     report_due_ = false;
     last_report_ = now;
     // Blocks computed, microseconds inside appCompute and misses served since the last
-    // report, the replica version held, the checkpoint version written, then (lease,
-    // frontier) pairs.
+    // report, the replica version held, the checkpoint version written, the
+    // generation (losses seen), then (lease, frontier) pairs.
     std::vector<int> report = {static_cast<int>(stats_.computed - reported_computed_),
                                static_cast<int>((busy_ - reported_busy_) * 1e6),
                                static_cast<int>(stats_.misses - reported_misses_), replica_complete_,
-                               saved_through_};
+                               saved_through_, generation_};
     reported_computed_ = stats_.computed;
     reported_busy_ = busy_;
     reported_misses_ = stats_.misses;
@@ -51,24 +51,33 @@ int Runtime::send_report()
 
 int Runtime::map_report(int source, const std::vector<int> &report)
 {
-    if (report.size() < 5 || report.size() % 2 != 1)
+    if (report.size() < 6 || report.size() % 2 != 0)
         return fail(DESYNC_ERR_MPI, "a malformed report arrived from rank " + std::to_string(source));
     size_t s = static_cast<size_t>(source);
     map_computed_[s] += report[0];
     map_busy_[s] += report[1] * 1e-6;
     map_misses_[s] += report[2];
     map_replica_[s] = std::max(map_replica_[s], report[3]);
-    map_saved_[s] = std::max(map_saved_[s], report[4]);
+    if (report[5] == map_generation_) // sent before a loss, it may not cover the lost share
+        map_saved_[s] = std::max(map_saved_[s], report[4]);
     map_heard_[s] = MPI_Wtime();
-    bool near_end = false; // of the last period granted
-    for (size_t i = 5; i + 1 < report.size(); i += 2) {
+    // Near the end of the last period granted: a lease with something made in it
+    // (frontier >= v0) whose frontier is within window + 1 versions of that end, so
+    // that no process runs out of leases. A new lease's frontier, v0 - 1, is no
+    // progress: counted, it granted every period at once when the periods were as
+    // short as the window (desync_rebalance <= window + 1), each new period's first
+    // report granting the next, all laid out before any rate was measured, and every
+    // process scanning slots of all of them for a ready block (100 times the CPU).
+    bool near_end = false;
+    int last_granted = map_next_v0_ - 1;
+    for (size_t i = 6; i + 1 < report.size(); i += 2) {
         size_t l = static_cast<size_t>(report[i]);
         if (l >= map_frontier_.size())
             return fail(DESYNC_ERR_MPI, "a frontier report names no lease of the job");
         map_frontier_[l] = std::max(map_frontier_[l], report[i + 1]);
         frontier_[l] = std::max(frontier_[l], report[i + 1]); // rank 0's own view
         const Lease &lease = leases_->lease(static_cast<int>(l));
-        near_end = near_end || (lease.v1 == map_next_v0_ - 1 && report[i + 1] >= lease.v1 - job_.window - 1);
+        near_end = near_end || (report[i + 1] >= lease.v0 && report[i + 1] >= last_granted - job_.window - 1);
     }
     map_dirty_ = true;
     collect_due_ = true;

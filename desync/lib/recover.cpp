@@ -87,8 +87,9 @@ void Runtime::on_replica(int source, Block *b)
 }
 
 // The map's notice: `lost` is lost, `taker` (its buddy) makes its chunks from the
-// version after `restart`, the replica the taker holds.
-int Runtime::on_lost(int lost, int taker, int restart)
+// version after `restart`, the replica the taker holds; `lost_saved` is the last
+// checkpoint version the lost process said it had written its share of.
+int Runtime::on_lost(int lost, int taker, int restart, int lost_saved)
 {
     int size = channel_.size();
     if (lost <= 0 || lost >= size || taker < 0 || taker >= size || lost == taker || !alive(lost) || !alive(taker))
@@ -126,8 +127,13 @@ int Runtime::on_lost(int lost, int taker, int restart)
     for (const Address &a : ask_again)
         if (taker != channel_.rank() && request(a) != DESYNC_SUCCESS)
             return error_;
-    if (taker == channel_.rank() && take_over(held) != DESYNC_SUCCESS)
-        return error_;
+    if (taker == channel_.rank()) {
+        // The lost share of later checkpoint versions is the taker's to write now:
+        // they are not written by this process until it has (checkpoint_role.cpp).
+        saved_through_ = std::min(saved_through_, lost_saved);
+        if (take_over(held) != DESYNC_SUCCESS)
+            return error_;
+    }
     // A new buddy has none of this process's replicas: it gets those still kept.
     int buddy = next_alive(channel_.rank());
     if (replicating() && buddy != old_buddy && buddy != channel_.rank()) {
@@ -254,14 +260,20 @@ int Runtime::map_declare_lost(int lost)
     int restart = map_replica_[static_cast<size_t>(taker)];
     map_generation_++;
     std::fill(map_done_.begin(), map_done_.end(), 0); // everyone says done again
-    int notice[3] = {lost, taker, restart};
+    // The lost process's share of the checkpoint versions after the last it wrote is
+    // now the taker's to write: until the taker says so in this generation, those
+    // versions are not whole. (Without this, the taker's written version from before
+    // the loss let the map record a version the lost share of which nobody wrote.)
+    int lost_saved = map_saved_[static_cast<size_t>(lost)];
+    map_saved_[static_cast<size_t>(taker)] = std::min(map_saved_[static_cast<size_t>(taker)], lost_saved);
+    int notice[4] = {lost, taker, restart, lost_saved};
     std::vector<char> bytes;
-    put_ints(&bytes, notice, 3);
+    put_ints(&bytes, notice, 4);
     for (int r = 1; r < channel_.size(); r++)
         if (channel_.send(r, TAG_LOST, bytes) != MPI_SUCCESS)
             return fail(DESYNC_ERR_MPI, "sending a loss notice failed");
     map_dirty_ = true;
-    return on_lost(lost, taker, restart);
+    return on_lost(lost, taker, restart, lost_saved);
 }
 
 } // namespace desync

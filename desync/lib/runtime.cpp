@@ -227,10 +227,10 @@ int Runtime::handle(const Message &m)
         return DESYNC_SUCCESS;
     }
     case TAG_LOST: {
-        int lost[3];
-        if (!get_ints(m.bytes, &offset, lost, 3))
+        int lost[4];
+        if (!get_ints(m.bytes, &offset, lost, 4))
             return fail(DESYNC_ERR_MPI, "a malformed loss notice arrived from the map");
-        return on_lost(lost[0], lost[1], lost[2]);
+        return on_lost(lost[0], lost[1], lost[2], lost[3]);
     }
     case TAG_DONE: {
         int generation = -1;

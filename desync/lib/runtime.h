@@ -114,7 +114,7 @@ private:
     bool replicating() const;
     void add_replica_target(const Block *b, std::vector<int> *to);
     void on_replica(int source, Block *b);
-    int on_lost(int lost, int taker, int restart);
+    int on_lost(int lost, int taker, int restart, int lost_saved);
     int take_over(const std::vector<int> &leases);
     void maybe_stop();
     void drop_everything();

@@ -1,6 +1,6 @@
 /*
  * desync_chain E VERSIONS R SEED OUTPUT [--window W] [--chunks SPEC] [--delay-us MAX]
- *              [--rebalance K] [--hint KEY=VALUE]...
+ *              [--slow RANK:FACTOR] [--rebalance K] [--hint KEY=VALUE]...
  *
  * A small 1-D application on libdesync for the garbage collector's tests (issue 18):
  * one file of E blocks per version; block (v, x) is made from blocks (v - 1, x - R ..
@@ -10,7 +10,8 @@
  *
  * The schedule is random: each block's compute sleeps a random 0 .. MAX microseconds
  * (default 200) from a generator seeded with SEED and the rank, so that ranks run
- * ahead of and behind each other differently for every seed.
+ * ahead of and behind each other differently for every seed. --slow makes one rank's
+ * sleeps FACTOR times as long: a laggard whose chunks rechunking should shrink.
  *
  * Before reading an input, appCompute checks that desynchBlockExists says it exists;
  * a read that fails (a block freed too early and not made again) is reported, and
@@ -33,6 +34,7 @@
 #define WORDS 4
 
 static unsigned delay_max_us = 200;
+static long slow_rank = -1, slow_factor = 1;
 static unsigned random_state;
 static MPI_File output;
 static int rank, failed_reads, output_failed;
@@ -75,6 +77,8 @@ static void compute(const blockaddr *b, const chunkdesc *file)
         desynchBlockFree(h);
     }
     unsigned us = delay_max_us ? (unsigned)rand_r(&random_state) % (delay_max_us + 1) : 0;
+    if (rank == slow_rank)
+        us *= (unsigned)slow_factor;
     struct timespec pause = {0, (long)us * 1000};
     nanosleep(&pause, NULL);
     if (desynchBlockWrite(b, out, WORDS * sizeof(uint64_t)) != DESYNC_SUCCESS)
@@ -115,6 +119,9 @@ int main(int argc, char **argv)
             MPI_Info_set(info, "desync_rebalance", argv[i + 1]);
         else if (!strcmp(argv[i], "--delay-us") && number(argv[i + 1]) >= 0)
             delay_max_us = (unsigned)number(argv[i + 1]);
+        else if (!strcmp(argv[i], "--slow") && sscanf(argv[i + 1], "%ld:%ld", &slow_rank, &slow_factor) == 2 &&
+                 slow_rank >= 0 && slow_factor >= 1 && slow_factor <= 1000)
+            continue;
         else if (!strcmp(argv[i], "--hint") && strchr(argv[i + 1], '=') > argv[i + 1]) {
             char key[MPI_MAX_INFO_KEY + 1];
             const char *eq = strchr(argv[i + 1], '=');
@@ -126,7 +133,7 @@ int main(int argc, char **argv)
     if (bad) {
         if (rank == 0)
             fprintf(stderr, "usage: desync_chain E VERSIONS R SEED OUTPUT [--window W] [--chunks SPEC] "
-                            "[--delay-us MAX] [--rebalance K] [--hint KEY=VALUE]...\n");
+                            "[--delay-us MAX] [--slow RANK:FACTOR] [--rebalance K] [--hint KEY=VALUE]...\n");
         MPI_Info_free(&info);
         MPI_Finalize();
         return 2;
