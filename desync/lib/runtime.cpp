@@ -78,6 +78,7 @@ int Runtime::run(MPI_Comm comm, desynch_stats *stats, std::string *message)
     map_weights_ = job_.layout.weights.empty() ? std::vector<double>(processes, 1.0) : job_.layout.weights;
     map_computed_.assign(processes, 0);
     map_busy_.assign(processes, 0);
+    map_rate_.assign(processes, 0);
     map_misses_.assign(processes, 0);
     map_done_.assign(processes, 0);
     map_heard_.assign(processes, MPI_Wtime());

@@ -136,6 +136,7 @@ private:
     int map_report(int source, const std::vector<int> &report);
     int map_grant();
     std::vector<double> map_weights();
+    std::vector<double> throughput_weights();
     int map_done(int source, int generation);
     int map_progress();
     int send_report();
@@ -203,6 +204,7 @@ private:
     int map_next_v0_ = 0;             // the first version of the period not yet granted
     std::vector<double> map_weights_; // the current layout's, one per process
     std::vector<double> map_computed_, map_busy_, map_misses_; // per process, this period
+    std::vector<double> map_rate_; // per process, its last measured blocks per second (0: none yet)
     bool map_dirty_ = false;
     double map_last_broadcast_ = 0;
     std::vector<char> map_done_;      // per process: done in the current generation

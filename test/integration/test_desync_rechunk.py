@@ -14,7 +14,7 @@ import pytest
 
 from test_desync_gc import chain_reference
 
-BLOCKS, VERSIONS, RADIUS = 64, 40, 1
+BLOCKS, VERSIONS, RADIUS = 64, 80, 1
 
 
 def run_chain(mpirun, program, tmp_path, rebalance, balance):
@@ -33,8 +33,10 @@ def run_chain(mpirun, program, tmp_path, rebalance, balance):
 @pytest.mark.parametrize("rebalance", [1, 2, 5, 10])
 def test_throughput_weights_give_a_slow_rank_its_share(mpirun, program, tmp_path, rebalance):
     computed = run_chain(mpirun, program, tmp_path, rebalance, "throughput")
-    # Equal shares would be 640 each; the rates say about 1/22 of the blocks for rank 1
-    # after the first period.
+    # Equal shares would be 1,280 each; the rates say about 1/22 of the blocks for rank 1
+    # once it has a rate. The first periods may be laid out before it has reported a
+    # block (the next period is granted early, so that nobody runs out of leases):
+    # they keep the equal shares (NOTES.md 2.7).
     assert computed[1] < 0.4 * (computed[0] + computed[2] + computed[3]) / 3, computed
 
 
