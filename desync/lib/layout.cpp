@@ -30,6 +30,24 @@ bool Lease::covers(const Address &a) const
 
 namespace {
 
+// Calls f with every coordinate vector from lo to hi, inclusive, in row-major order
+// (the odometer: the last coordinate fastest).
+template <typename F> void each_coordinate(const std::vector<int> &lo, const std::vector<int> &hi, F f)
+{
+    std::vector<int> at = lo;
+    for (;;) {
+        f(at);
+        size_t k = at.size();
+        while (k > 0 && at[k - 1] == hi[k - 1]) {
+            at[k - 1] = lo[k - 1];
+            k--;
+        }
+        if (k == 0)
+            return;
+        at[k - 1]++;
+    }
+}
+
 // The recursive bisection by weight (NOTES.md 2.7), on block counts, not on whole
 // rows. First each process's count: at least one block, and the rest one at a time
 // to the process that would finish its share soonest with it (blocks / weight), so
@@ -176,18 +194,7 @@ private:
 
     template <typename F> void each_block(const Lease &l, F f) const
     {
-        std::vector<int> at = l.lo;
-        for (;;) {
-            f(linear(at));
-            size_t k = at.size();
-            while (k > 0 && at[k - 1] == l.hi[k - 1]) {
-                at[k - 1] = l.lo[k - 1];
-                k--;
-            }
-            if (k == 0)
-                return;
-            at[k - 1]++;
-        }
+        each_coordinate(l.lo, l.hi, [&](const std::vector<int> &at) { f(linear(at)); });
     }
 
     std::vector<int> extent_;
@@ -232,19 +239,11 @@ std::vector<Address> Lease::addresses(int version) const
     a.n = static_cast<int>(2 + lo.size());
     a.d[0] = file;
     a.d[1] = version;
-    for (size_t k = 0; k < lo.size(); k++)
-        a.d[2 + k] = lo[k];
-    for (;;) {
+    each_coordinate(lo, hi, [&](const std::vector<int> &at) {
+        std::copy(at.begin(), at.end(), a.d + 2);
         all.push_back(a);
-        size_t k = lo.size();
-        while (k > 0 && a.d[1 + k] == hi[k - 1]) { // the odometer: last coordinate fastest
-            a.d[1 + k] = lo[k - 1];
-            k--;
-        }
-        if (k == 0)
-            return all;
-        a.d[1 + k]++;
-    }
+    });
+    return all;
 }
 
 std::vector<Lease> period_leases(const Job &job, int processes, int v0, const std::vector<double> &weights)
@@ -314,20 +313,10 @@ void LeaseTable::index(size_t i)
     Epoch *e = &*at_or_after;
     Address a;
     a.n = static_cast<int>(l.lo.size()) + 2;
-    std::vector<int> at = l.lo;
-    for (;;) { // every block of the chunk
-        for (size_t k = 0; k < at.size(); k++)
-            a.d[k + 2] = at[k];
+    each_coordinate(l.lo, l.hi, [&](const std::vector<int> &at) { // every block of the chunk
+        std::copy(at.begin(), at.end(), a.d + 2);
         e->lease_of_block[static_cast<size_t>(linear(f, a))] = static_cast<int>(i);
-        size_t k = at.size();
-        while (k > 0 && at[k - 1] == l.hi[k - 1]) {
-            at[k - 1] = l.lo[k - 1];
-            k--;
-        }
-        if (k == 0)
-            break;
-        at[k - 1]++;
-    }
+    });
 }
 
 long long LeaseTable::linear(const FileShape &f, const Address &a) const
