@@ -30,6 +30,15 @@ bool Lease::covers(const Address &a) const
 
 namespace {
 
+// The row-major index of coordinates at[0 .. extent.size() - 1] in a file's blocks.
+long long linear_index(const std::vector<int> &extent, const int *at)
+{
+    long long index = 0;
+    for (size_t k = 0; k < extent.size(); k++)
+        index = index * extent[k] + at[k];
+    return index;
+}
+
 // Calls f with every coordinate vector from lo to hi, inclusive, in row-major order
 // (the odometer: the last coordinate fastest).
 template <typename F> void each_coordinate(const std::vector<int> &lo, const std::vector<int> &hi, F f)
@@ -139,13 +148,7 @@ private:
         return at;
     }
 
-    long long linear(const std::vector<int> &at) const
-    {
-        long long cell = 0;
-        for (size_t k = 0; k < extent_.size(); k++)
-            cell = cell * extent_[k] + at[k];
-        return cell;
-    }
+    long long linear(const std::vector<int> &at) const { return linear_index(extent_, at.data()); }
 
     // Sorts the region by its coordinate along its bounding box's longest side (the
     // first of equals), then row-major in the others.
@@ -321,10 +324,7 @@ void LeaseTable::index(size_t i)
 
 long long LeaseTable::linear(const FileShape &f, const Address &a) const
 {
-    long long index = 0;
-    for (size_t k = 0; k < f.extent.size(); k++)
-        index = index * f.extent[k] + a.d[k + 2];
-    return index;
+    return linear_index(f.extent, a.d + 2);
 }
 
 bool LeaseTable::valid(const Address &a) const

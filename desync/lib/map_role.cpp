@@ -107,7 +107,6 @@ std::vector<double> Runtime::map_weights()
     return w;
 }
 
-// Lays out and grants the period that begins at map_next_v0_, to every process.
 // Each process's rate, blocks per second inside appCompute this period, when it has
 // enough to measure: at least a quarter of the median time inside appCompute. At the
 // first grant a slow process may have made only blocks that cost nothing (the
@@ -139,6 +138,7 @@ std::vector<double> Runtime::throughput_weights()
     return w;
 }
 
+// Lays out and grants the period that begins at map_next_v0_, to every process.
 int Runtime::map_grant()
 {
     bool any = false;
