@@ -14,6 +14,9 @@ namespace desync {
 namespace {
 const double REPORT_INTERVAL = 0.005; // seconds between frontier reports, and broadcasts
 const double HEARTBEAT = 0.1;         // the longest silence between reports when replicating
+// The least a charge window's misses multiply a weight by: a process charged all the
+// window (an asker always waiting on it) still keeps a share, and shows its speed by it.
+const double MISSES_FLOOR = 0.05;
 } // namespace
 
 int Runtime::send_report()
@@ -26,16 +29,20 @@ int Runtime::send_report()
         return DESYNC_SUCCESS;
     report_due_ = false;
     last_report_ = now;
-    // Blocks computed, microseconds inside appCompute and misses served since the last
-    // report, the replica version held, the checkpoint version written, the
-    // generation (losses seen), then (lease, frontier) pairs.
+    // Blocks computed and microseconds inside appCompute since the last report, the
+    // misses' charge in microseconds (serve.cpp, charge) and the charge window it is
+    // of, the replica version held, the checkpoint version written, the generation
+    // (losses seen); then (lease, frontier) pairs.
+    charge_waiting();
     std::vector<int> report = {static_cast<int>(stats_.computed - reported_computed_),
                                static_cast<int>((busy_ - reported_busy_) * 1e6),
-                               static_cast<int>(stats_.misses - reported_misses_), replica_complete_,
-                               saved_through_, generation_};
+                               static_cast<int>(std::min(charged_most_ * 1e6, static_cast<double>(INT_MAX))),
+                               charge_window_,
+                               replica_complete_,
+                               saved_through_,
+                               generation_};
     reported_computed_ = stats_.computed;
     reported_busy_ = busy_;
-    reported_misses_ = stats_.misses;
     for (const OwnLease &own : own_) {
         report.push_back(own.lease);
         report.push_back(frontier_[static_cast<size_t>(own.lease)]);
@@ -51,15 +58,19 @@ int Runtime::send_report()
 
 int Runtime::map_report(int source, const std::vector<int> &report)
 {
-    if (report.size() < 6 || report.size() % 2 != 0)
+    if (report.size() < REPORT_HEADER || (report.size() - REPORT_HEADER) % 2 != 0)
         return fail(DESYNC_ERR_MPI, "a malformed report arrived from rank " + std::to_string(source));
     size_t s = static_cast<size_t>(source);
     map_computed_[s] += report[0];
     map_busy_[s] += report[1] * 1e-6;
-    map_misses_[s] += report[2];
-    map_replica_[s] = std::max(map_replica_[s], report[3]);
-    if (report[5] == map_generation_) // sent before a loss, it may not cover the lost share
-        map_saved_[s] = std::max(map_saved_[s], report[4]);
+    // A total over the charge window: the latest holds. One of the window before
+    // would be charged to one just begun.
+    map_charge_blocks_ += report[0];
+    if (report[3] == charge_window_)
+        map_charged_[s] = report[2] * 1e-6;
+    map_replica_[s] = std::max(map_replica_[s], report[4]);
+    if (report[6] == map_generation_) // sent before a loss, it may not cover the lost share
+        map_saved_[s] = std::max(map_saved_[s], report[5]);
     map_heard_[s] = MPI_Wtime();
     // Near the end of the last period granted: a lease with something made in it
     // (frontier >= v0) whose frontier is within window + 1 versions of that end, so
@@ -70,7 +81,7 @@ int Runtime::map_report(int source, const std::vector<int> &report)
     // process scanning slots of all of them for a ready block (100 times the CPU).
     bool near_end = false;
     int last_granted = map_next_v0_ - 1;
-    for (size_t i = 6; i + 1 < report.size(); i += 2) {
+    for (size_t i = REPORT_HEADER; i + 1 < report.size(); i += 2) {
         size_t l = static_cast<size_t>(report[i]);
         if (l >= map_frontier_.size())
             return fail(DESYNC_ERR_MPI, "a frontier report names no lease of the job");
@@ -84,27 +95,45 @@ int Runtime::map_report(int source, const std::vector<int> &report)
     return near_end ? map_grant() : DESYNC_SUCCESS;
 }
 
-// The weights of the next period's layout (NOTES.md 2.7). Misses (the paper's): a
-// process whose server missed often is slower than its share: its weight is divided
-// by 1 + its misses per block computed, period after period, until it misses no
-// more. Throughput: blocks per second inside appCompute (throughput_weights).
+// The weights of the next period's layout (NOTES.md 2.7). Misses (the paper's
+// signal, charged with time): a process that kept an asker waiting for a fraction f
+// of the charge window while it computed is slower than its share by that much, and
+// its weight is multiplied by 1 - f (at least MISSES_FLOOR), window after window.
+// Throughput: blocks per second inside appCompute (throughput_weights).
 std::vector<double> Runtime::map_weights()
 {
     std::vector<double> w = job_.balance == Job::Throughput ? throughput_weights() : map_weights_;
+    bool charge = job_.balance == Job::Misses && charge_window_full();
+    double window = MPI_Wtime() - map_charge_began_;
     double sum = 0;
     for (size_t i = 0; i < w.size(); i++) {
         if (!alive(static_cast<int>(i))) {
             w[i] = 0; // laid out over the live processes only (map_grant)
             continue;
         }
-        if (job_.balance == Job::Misses && map_computed_[i] > 0)
-            w[i] = w[i] / (1.0 + map_misses_[i] / map_computed_[i]);
+        if (charge)
+            w[i] *= std::max(MISSES_FLOOR, 1.0 - map_charged_[i] / window);
         sum += w[i];
     }
+    if (charge)
+        begin_charge_window(charge_window_ + 1);
     double live = static_cast<double>(std::count(successor_.begin(), successor_.end(), -1));
     for (double &x : w)
         x = x / sum * live;
     return w;
+}
+
+// Whether the charge window is long enough to weigh by: two versions of every file
+// made in it. The map grants a period when the processes ahead near its end, so
+// periods of a version or two are granted a few milliseconds apart, and one wait
+// then made a process's whole charge (rechunking every 2 versions, the chain's
+// fast end process was charged half of a 10 ms period and starved).
+bool Runtime::charge_window_full() const
+{
+    long long blocks = 0;
+    for (const FileShape &f : job_.files)
+        blocks += f.blocks_per_version();
+    return map_charge_blocks_ >= 2.0 * static_cast<double>(blocks);
 }
 
 // Each process's rate, blocks per second inside appCompute this period, when it has
@@ -161,7 +190,6 @@ int Runtime::map_grant()
     map_next_v0_ += job_.rebalance;
     std::fill(map_computed_.begin(), map_computed_.end(), 0);
     std::fill(map_busy_.begin(), map_busy_.end(), 0);
-    std::fill(map_misses_.begin(), map_misses_.end(), 0);
     std::vector<char> bytes = lease_bytes(leases);
     for (int r = 1; r < channel_.size(); r++)
         if (channel_.send(r, TAG_LEASES, bytes) != MPI_SUCCESS)
@@ -192,6 +220,7 @@ int Runtime::map_progress()
         std::vector<char> bytes;
         put_ints(&bytes, &pinned_from_, 1);
         put_ints(&bytes, &saved_complete_, 1);
+        put_ints(&bytes, &charge_window_, 1);
         put_ints(&bytes, map_frontier_.data(), map_frontier_.size());
         if (channel_.send(r, TAG_FRONTIERS, std::move(bytes)) != MPI_SUCCESS)
             return fail(DESYNC_ERR_MPI, "sending the frontier table failed");

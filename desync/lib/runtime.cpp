@@ -79,7 +79,10 @@ int Runtime::run(MPI_Comm comm, desynch_stats *stats, std::string *message)
     map_computed_.assign(processes, 0);
     map_busy_.assign(processes, 0);
     map_rate_.assign(processes, 0);
-    map_misses_.assign(processes, 0);
+    map_charged_.assign(processes, 0);
+    map_charge_began_ = MPI_Wtime();
+    charged_through_.assign(processes, 0);
+    charged_.assign(processes, 0);
     map_done_.assign(processes, 0);
     map_heard_.assign(processes, MPI_Wtime());
     map_replica_.assign(processes, -1);
@@ -214,16 +217,18 @@ int Runtime::handle(const Message &m)
             return fail(DESYNC_ERR_MPI, "malformed leases arrived from the map");
         return add_leases(leases);
     }
-    case TAG_FRONTIERS: { // the replica version everyone holds, the checkpoint's, then
-                          // every lease's frontier
+    case TAG_FRONTIERS: { // the replica version everyone holds, the checkpoint's, the
+                          // charge window, then every lease's frontier (map_progress)
         std::vector<int> table(m.bytes.size() / sizeof(int));
         get_ints(m.bytes, &offset, table.data(), table.size());
-        if (table.size() < 2)
+        if (table.size() < FRONTIER_HEADER)
             return fail(DESYNC_ERR_MPI, "a malformed frontier table arrived from the map");
         pinned_from_ = std::max(pinned_from_, table[0]);
         saved_complete_ = std::max(saved_complete_, table[1]);
-        for (size_t l = 2; l < table.size() && l - 2 < frontier_.size(); l++)
-            frontier_[l - 2] = std::max(frontier_[l - 2], table[l]);
+        if (table[2] > charge_window_)
+            begin_charge_window(table[2]);
+        for (size_t l = FRONTIER_HEADER; l < table.size() && l - FRONTIER_HEADER < frontier_.size(); l++)
+            frontier_[l - FRONTIER_HEADER] = std::max(frontier_[l - FRONTIER_HEADER], table[l]);
         collect_due_ = true;
         return DESYNC_SUCCESS;
     }

@@ -24,6 +24,10 @@
 
 namespace desync {
 
+// Ints before the (lease, frontier) pairs of a report to the map (send_report), and
+// before the frontiers in the map's table (map_progress).
+const size_t REPORT_HEADER = 7, FRONTIER_HEADER = 3;
+
 // A period's leases as a message, and back (false when malformed).
 std::vector<char> lease_bytes(const std::vector<Lease> &leases);
 bool read_leases(const std::vector<char> &bytes, std::vector<Lease> *leases);
@@ -96,6 +100,7 @@ private:
     int send_block(int dest, Block *b);
     int request(const Address &a);
     int push(Block *b);
+    std::vector<int> answer_waiting(const Address &a); // who waited for it, charged
     int pump_until_present(const Address &a); // a read's remote wait: no computing
 
     // leases.cpp
@@ -137,6 +142,7 @@ private:
     int map_grant();
     std::vector<double> map_weights();
     std::vector<double> throughput_weights();
+    bool charge_window_full() const;
     int map_done(int source, int generation);
     int map_progress();
     int send_report();
@@ -157,7 +163,22 @@ private:
     };
     std::vector<Foreign> foreign_;
     std::vector<Address> recompute_; // found by a scan, added to foreign_ after it
-    std::unordered_map<Address, std::vector<int>, AddressHash> waiting_; // misses to answer
+    // Misses to answer when their blocks are made: who asked, and this process's busy_
+    // when the request came (the misses rule's charge, NOTES.md 2.7).
+    struct Waiter {
+        int rank;
+        double busy;
+    };
+    std::unordered_map<Address, std::vector<Waiter>, AddressHash> waiting_;
+    // The misses rule's charge in the map's current charge window, per asker: busy_ up
+    // to which its waits are charged (a wait that overlaps another of the same asker's
+    // counts once), the seconds charged, and the most any one asker was charged.
+    std::vector<double> charged_through_, charged_;
+    double charged_most_ = 0;
+    int charge_window_ = 0; // the map's windows begun so far (its frontier table says)
+    void begin_charge_window(int window);
+    void charge(const Waiter &w);
+    void charge_waiting();
     std::unordered_set<Address, AddressHash> requested_;
     std::unordered_set<Address, AddressHash> freed_elsewhere_; // answered: freed there
     std::unordered_map<int, std::pair<std::vector<desynch_range>, chunkdesc>> file_descs_;
@@ -196,14 +217,17 @@ private:
 
     std::vector<int> leased_through_; // per file (index in job_.files): the last version leased
     double busy_ = 0;                 // seconds inside appCompute
-    long long reported_computed_ = 0, reported_misses_ = 0;
+    long long reported_computed_ = 0;
     double reported_busy_ = 0;
 
     // The map (rank 0).
     std::vector<int> map_frontier_;
     int map_next_v0_ = 0;             // the first version of the period not yet granted
     std::vector<double> map_weights_; // the current layout's, one per process
-    std::vector<double> map_computed_, map_busy_, map_misses_; // per process, this period
+    std::vector<double> map_computed_, map_busy_; // per process, this period
+    std::vector<double> map_charged_;  // per process: its latest charge this window, seconds
+    double map_charge_began_ = 0;      // when the charge window began
+    double map_charge_blocks_ = 0;     // blocks computed by all in the charge window
     std::vector<double> map_rate_; // per process, its last measured blocks per second (0: none yet)
     bool map_dirty_ = false;
     double map_last_broadcast_ = 0;

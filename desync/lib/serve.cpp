@@ -49,17 +49,64 @@ int Runtime::push(Block *b)
         }
     stats_.pushed += static_cast<long long>(to.size());
     add_replica_target(b, &to);
-    auto waiting = waiting_.find(b->addr);
-    if (waiting != waiting_.end()) {
-        for (int r : waiting->second)
-            if (std::find(to.begin(), to.end(), r) == to.end())
-                to.push_back(r);
-        waiting_.erase(waiting);
-    }
+    for (int r : answer_waiting(b->addr))
+        if (std::find(to.begin(), to.end(), r) == to.end())
+            to.push_back(r);
     for (int r : to)
         if (send_block(r, b) != DESYNC_SUCCESS)
             return error_;
     return DESYNC_SUCCESS;
+}
+
+// The misses rule charges this process, per asker, the time it spent inside
+// appCompute while the asker waited (NOTES.md 2.7): a process that waits on a slow
+// neighbour is idle then, so the wait it causes its own askers costs it nothing, and
+// only the slow one is charged. A wait is charged up to now, when it is answered and
+// before each report (one still waiting at the end of a window is charged to it).
+void Runtime::charge(const Waiter &w)
+{
+    size_t r = static_cast<size_t>(w.rank);
+    double from = std::max(w.busy, charged_through_[r]);
+    if (busy_ > from) {
+        charged_[r] += busy_ - from;
+        charged_most_ = std::max(charged_most_, charged_[r]);
+    }
+    charged_through_[r] = std::max(charged_through_[r], busy_);
+}
+
+void Runtime::charge_waiting()
+{
+    for (const auto &entry : waiting_)
+        for (const Waiter &w : entry.second)
+            charge(w);
+}
+
+// Those waiting for block a, now made, charged.
+std::vector<int> Runtime::answer_waiting(const Address &a)
+{
+    std::vector<int> ranks;
+    auto waiting = waiting_.find(a);
+    if (waiting == waiting_.end())
+        return ranks;
+    for (const Waiter &w : waiting->second) {
+        charge(w);
+        ranks.push_back(w.rank);
+    }
+    waiting_.erase(waiting);
+    return ranks;
+}
+
+// The map began a new charge window (map_weights): every asker's charge starts again.
+void Runtime::begin_charge_window(int window)
+{
+    charge_window_ = window;
+    std::fill(charged_.begin(), charged_.end(), 0);
+    charged_most_ = 0;
+    if (channel_.rank() == 0) {
+        std::fill(map_charged_.begin(), map_charged_.end(), 0);
+        map_charge_blocks_ = 0;
+        map_charge_began_ = MPI_Wtime();
+    }
 }
 
 int Runtime::on_request(int source, const Address &a)
@@ -76,7 +123,7 @@ int Runtime::on_request(int source, const Address &a)
     // new period first) is this process's to make: a miss, not "freed".
     if ((mine(a) && !made(a)) || making || owner(a) < 0) {
         stats_.misses++; // answered when made (push)
-        waiting_[a].push_back(source);
+        waiting_[a].push_back({source, busy_});
         return DESYNC_SUCCESS;
     }
     if (channel_.send(source, TAG_FREED, address_bytes(a)) != MPI_SUCCESS)
@@ -102,14 +149,9 @@ int Runtime::on_block(const Message &m)
     if (b) {
         block_made(b, false);
         // Asked of this process, which took over its chunk or was making it again.
-        auto waiting = waiting_.find(a);
-        if (waiting != waiting_.end()) {
-            std::vector<int> to = std::move(waiting->second);
-            waiting_.erase(waiting);
-            for (int r : to)
-                if (send_block(r, b) != DESYNC_SUCCESS)
-                    return error_;
-        }
+        for (int r : answer_waiting(a))
+            if (send_block(r, b) != DESYNC_SUCCESS)
+                return error_;
     }
     if (Block *held = store_.find(a))
         on_replica(m.source, held);

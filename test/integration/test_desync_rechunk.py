@@ -40,12 +40,15 @@ def test_throughput_weights_give_a_slow_rank_its_share(mpirun, program, tmp_path
     assert computed[1] < 0.4 * (computed[0] + computed[2] + computed[3]) / 3, computed
 
 
-@pytest.mark.parametrize("rebalance", [1, 2])
+@pytest.mark.parametrize("rebalance", [1, 2, 5, 10])
 def test_the_misses_rule_shrinks_a_slow_ranks_chunk(mpirun, program, tmp_path, rebalance):
-    # The paper's rule divides a weight by 1 + misses per block, period after period:
-    # slower than the rates (NOTES.md 2.7), so only that it moves, over many periods.
+    # The misses rule charges a process the time its askers waited on it while it
+    # computed, and multiplies its weight by 1 - that share of the period (NOTES.md
+    # 2.7): rank 1 keeps its neighbours waiting most of the time, so its share
+    # shrinks to a small one in the first periods, as with the rates. (Counted
+    # instead, misses per block, it barely moved in 80 versions at periods of 10.)
     computed = run_chain(mpirun, program, tmp_path, rebalance, "misses")
-    assert computed[1] < min(computed[0], computed[2], computed[3]), computed
+    assert computed[1] < 0.4 * (computed[0] + computed[2] + computed[3]) / 3, computed
 
 
 @pytest.mark.parametrize("option,message", [
