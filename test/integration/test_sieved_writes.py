@@ -52,10 +52,13 @@ def test_locks_that_do_not_combine_write_alone(mpirun, program, tmp_path, kind, 
 
 
 def test_the_checks_catch_unlocked_sieving(mpirun, program, tmp_path):
-    """The control: each write sieving without a lock loses other ranks' updates."""
+    """The control: each write sieving without a lock loses other ranks' updates,
+    and readers see writes in part. The first check to fail ends the job, so which
+    of the two reports it depends on which race the unlocked writers lose first
+    (a rehearsal at stop 35 saw "in part" once where "an update was lost" was usual)."""
     result = mpirun(RANKS, [program("sieved_writes"), "none", 200, 1, tmp_path], piox=False)
     assert result.returncode != 0
-    assert "an update was lost" in result.stderr
+    assert re.search(r"an update was lost|saw rank \d+'s write \d+ in part", result.stderr), result.stderr
 
 
 def test_combined_writes_are_clean(mpirun, program, tmp_path):
