@@ -103,7 +103,7 @@ int Runtime::map_report(int source, const std::vector<int> &report)
 std::vector<double> Runtime::map_weights()
 {
     std::vector<double> w = job_.balance == Job::Throughput ? throughput_weights() : map_weights_;
-    bool charge = job_.balance == Job::Misses && charge_window_full();
+    bool charge = charging() && charge_window_full();
     double window = MPI_Wtime() - map_charge_began_;
     double sum = 0;
     for (size_t i = 0; i < w.size(); i++) {

@@ -176,6 +176,8 @@ private:
     std::vector<double> charged_through_, charged_;
     double charged_most_ = 0;
     int charge_window_ = 0; // the map's windows begun so far (its frontier table says)
+    // Only the misses rule with rechunking reads the charge.
+    bool charging() const { return job_.balance == Job::Misses && job_.rebalance > 0; }
     void begin_charge_window(int window);
     void charge(const Waiter &w);
     void charge_waiting();

@@ -76,6 +76,8 @@ void Runtime::charge(const Waiter &w)
 
 void Runtime::charge_waiting()
 {
+    if (!charging())
+        return; // a walk of every waiting request at every report, for nothing
     for (const auto &entry : waiting_)
         for (const Waiter &w : entry.second)
             charge(w);
