@@ -56,6 +56,10 @@ int ADIOI_PIOX_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int 
         offset += lseek(fd->fd_sys, 0, SEEK_CUR);
     else if (whence == SEEK_END && fstat(fd->fd_sys, &st) == 0)
         offset += st.st_size;
+    if (len < 0) {  /* fcntl's negative l_len: the -len bytes before offset */
+        offset += len;
+        len = -len;
+    }
     ext.offset = offset;
     ext.length = (len == 0) ? PIOX_LOCK_TO_EOF(offset) : len;
 
