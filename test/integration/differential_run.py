@@ -76,7 +76,8 @@ class Config:
     @property
     def judged(self):
         """A configuration under test (piox's or the patched ROMIO's), judged against
-        its anchor; the anchors are stock."""
+        its anchor (stock, or for ad_piox the unpatched standalone ROMIO); the anchors
+        themselves are judged against the standard only."""
         return self.anchor is not None
 
 

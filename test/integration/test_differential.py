@@ -72,9 +72,9 @@ def _report(differential, config, ids):
         case = differential["cases"][case_id]
         reason = differential["judged"][config][case_id][1]
         got = differential["results"][config][case_id].line
-        stock = differential["results"][run.CONFIGS[config].anchor].get(case_id)
+        anchor = differential["results"][run.CONFIGS[config].anchor].get(case_id)
         lines += [f"# {config}: {reason}", f"#   piox:  {got}",
-                  f"#   anchor: {stock.line if stock else '-'}",
+                  f"#   anchor: {anchor.line if anchor else '-'}",
                   differential_cases.case_line(case)]
     return "\n".join(lines)
 
