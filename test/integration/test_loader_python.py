@@ -36,10 +36,11 @@ print(sum(importlib.import_module(f"pkg.mod{{i}}").VALUE for i in range({MODULES
 EXPECTED = f"{sum(range(MODULES)) + 1000}\n"
 
 
-def each_printed_the_sum(done, processes):
-    """Every process printed the sum. mpiexec forwards each rank's output in pieces of
-    its own, so a number and its newline can come apart: compare the words."""
-    return done.returncode == 0 and done.stdout.split() == EXPECTED.split() * processes
+def each_printed_the_sum(done, processes, outputs):
+    """Every process printed the sum, in its own file: mpiexec forwards the ranks'
+    output in pieces that interleave anywhere ("14351435\n\n" in CI)."""
+    printed = sorted(path.read_text() for path in outputs.iterdir())
+    return done.returncode == 0 and printed == [EXPECTED] * processes
 
 
 @pytest.fixture(scope="module")
@@ -68,9 +69,13 @@ def mounted(package, tmp_path):
     _unmount(mount)
 
 
-def importer(root, processes):
+def importer(root, processes, outputs):
+    """The importer on `processes` ranks, each rank's output in a file of its own
+    under `outputs` (emptied first)."""
+    for old in outputs.iterdir():
+        old.unlink()
     command = ["/usr/bin/python3", str(root / "importer.py"), str(root)]
-    return ["mpiexec", "-n", str(processes)] + command
+    return ["mpiexec", "-outfile-pattern", str(outputs / "out.%r"), "-n", str(processes)] + command
 
 
 def used(mount, run):
@@ -80,20 +85,23 @@ def used(mount, run):
     return done, {op: after[op] - before[op] for op in after}
 
 
-def test_modules_are_read_once_whatever_the_processes(mounted):
+def test_modules_are_read_once_whatever_the_processes(mounted, tmp_path):
+    outputs = tmp_path / "outputs"
+    outputs.mkdir()
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     stock = {}
     for processes in (1, 4):
         done, stock[processes] = used(mounted, lambda: subprocess.run(
-            importer(mounted, processes), capture_output=True, text=True, timeout=300, env=env))
-        assert each_printed_the_sum(done, processes), done.stdout + done.stderr
+            importer(mounted, processes, outputs), capture_output=True, text=True, timeout=300,
+            env=env))
+        assert each_printed_the_sum(done, processes, outputs), done.stdout + done.stderr
     assert stock[4]["open"] == 4 * stock[1]["open"] > 4 * MODULES, stock
     piox = {}
     for processes in (1, 4):
         done, piox[processes] = used(mounted, lambda: piox_load(
-            importer(mounted, processes), options=["--python-prefix", str(mounted)],
+            importer(mounted, processes, outputs), options=["--python-prefix", str(mounted)],
             env={"PYTHONDONTWRITEBYTECODE": "1"}))
-        assert each_printed_the_sum(done, processes), done.stdout + done.stderr
+        assert each_printed_the_sum(done, processes, outputs), done.stdout + done.stderr
         assert done.stderr == ""
     # The reader's opens, once per job, and each process's of importer.py itself,
     # which Python opens with fopen (inside libc, where no binding sees it).
