@@ -17,8 +17,8 @@ Configurations (all `mpiexec -n 2`, MPICH):
   romio-ad_piox-atomic  the same, every case in atomic mode
 Each piox configuration's anchor is the stock configuration of the same atomicity,
 and so is the unpatched standalone ROMIO's: the standalone build must answer as the
-ROMIO inside libmpich, but for the few cases the corpus knows (its flattening of
-some darrays; README). The ad_piox configurations' anchors are the unpatched
+ROMIO inside libmpich (patch 0012), but for the case its corpus knows (a hang that
+stock has too). The ad_piox configurations' anchors are the unpatched
 standalone ROMIO's: what ad_piox must not do is make a case worse than the same
 ROMIO without it.
 A case that sets atomic mode itself (atomic=1) runs alike with and without --atomic:
