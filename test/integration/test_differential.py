@@ -12,9 +12,8 @@ judged in those. Any other `worse` verdict fails, with the case lines to paste i
 the corpus. A worse case is run again (with its anchor) before it counts: it must be
 worse every time.
 
-The same cases also run through the standalone ROMIOs of issue 15, preloaded: the
-unpatched one is judged against stock, the ad_piox driver's configurations against
-the unpatched one (differential_run.py says why).
+The same cases also run through the standalone ROMIOs of issue 15, preloaded, each
+judged against stock (differential_run.py).
 """
 import os
 import tempfile
