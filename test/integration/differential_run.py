@@ -101,8 +101,9 @@ CONFIGS = {c.name: c for c in [
     # everywhere.
     Config("piox-aggregate", piox=True, anchor="stock",
            env=(("PIOX_LOCALITY", "aggregate"), ("PIOX_DLI_CHUNK_SIZE", "1031"))),
-    # ROMIO's generic routines move the data on piox's locks (patch 0011 sieves an access
-    # that fits the sieve buffer in one pass: nearly every case here).
+    # The standalone ROMIOs: ROMIO's generic routines move the data, on fcntl locks
+    # (plain) or on piox's (ad_piox, whose ROMIO also has patch 0011: an access that
+    # fits the sieve buffer, nearly every case here, is sieved in one pass).
     Config("romio-plain", piox=False, env=ROMIO_PLAIN, anchor="stock"),
     Config("romio-plain-atomic", piox=False, atomic=True, env=ROMIO_PLAIN,
            anchor="stock-atomic", plain="romio-plain"),
@@ -386,7 +387,8 @@ def recheck_worse(mpirun, program, cases, directories, results, tries=2):
 
 def anchor_depth(name):
     """How many anchors stand behind a configuration: 0 for stock, 1 for what is
-    judged against stock, 2 for what is judged against that (ad_piox)."""
+    judged against stock (every configuration today), and so on, so that an anchor
+    always runs before what it anchors."""
     anchor = CONFIGS[name].anchor
     return 0 if anchor is None else 1 + anchor_depth(anchor)
 

@@ -80,7 +80,7 @@ def _report(differential, config, ids):
         reason = differential["judged"][config][case_id][1]
         got = differential["results"][config][case_id].line
         anchor = differential["results"][run.CONFIGS[config].anchor].get(case_id)
-        lines += [f"# {config}: {reason}", f"#   piox:  {got}",
+        lines += [f"# {config}: {reason}", f"#   got:    {got}",
                   f"#   anchor: {anchor.line if anchor else '-'}",
                   differential_cases.case_line(case)]
     return "\n".join(lines)

@@ -14,7 +14,6 @@
  */
 #include <mpi.h>
 #include <stdio.h>
-#include <string.h>
 
 static int rank;
 
