@@ -15,7 +15,7 @@
 //                 the access's bytes in, write it back (piox_lock_sieved_write: on
 //                 one node the lock combines the writes queued for one span into
 //                 one such pass).
-//   sieved read:  lock the exact extents in read mode, read the span, keep the pieces.
+//   sieved read:  lock the exact extents in read mode, read the span, release, keep the pieces.
 //   piece by piece: lock the exact extents, one pread/pwrite per piece.
 // Sieving is chosen when a cost model (own_transfer.cpp) says the system calls it
 // saves outweigh the extra bytes it moves: many small pieces in a modest span. A
