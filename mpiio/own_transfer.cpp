@@ -346,9 +346,8 @@ MPI_Offset move_small(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Off
     char *stream = data.begin(0, bytes);
     if (stream == nullptr)
         return -2;
-    piox_extent span{};
-    const bool sieved = worth_sieving(*map, write ? Direction::write : Direction::read, &span);
-    if (sieved && write)
+    piox_extent span{};  // a read decides on sieving below, once it knows what the file holds
+    if (write && worth_sieving(*map, Direction::write, &span))
         return sieved_write(file, *map, stream, rc);
     *rc = piox_lock_acquire(file.lock, write ? PIOX_LOCK_WRITE : PIOX_LOCK_READ,
                             map->locks.data(), static_cast<int>(map->locks.size()));
