@@ -10,12 +10,10 @@
  *
  * Usage: memtype_order DIR. Each rank writes and reads its own 20 bytes of
  * DIR/memtype_order. Rank 0 prints " No Errors" when every rank found every byte
- * right; a wrong byte is reported and the program exits 1.
+ * right; a wrong int or a failed call is reported (testlib.h) and the program
+ * exits 1.
  */
-#include <mpi.h>
-#include <stdio.h>
-
-static int rank;
+#include "testlib.h"
 
 static MPI_Datatype hindexed_ints(int n, const MPI_Aint *displacements)
 {
@@ -26,60 +24,49 @@ static MPI_Datatype hindexed_ints(int n, const MPI_Aint *displacements)
     return type;
 }
 
-static int expect(const char *what, const int *got, const int *want, int n)
+static void expect(const char *what, const int *got, const int *want, int n)
 {
     for (int i = 0; i < n; i++)
-        if (got[i] != want[i]) {
-            printf("rank %d: %s: int %d is %d, expected %d\n", rank, what, i, got[i], want[i]);
-            return 1;
-        }
-    return 0;
+        CHECK(got[i] == want[i], "%s: int %d is %d, expected %d", what, i, got[i], want[i]);
 }
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (argc < 2) {
-        if (rank == 0)
-            fprintf(stderr, "usage: memtype_order DIR\n");
-        MPI_Finalize();
+    char dir[3000], path[4096];
+    int rank;
+    if (!testlib_start_in_dir(&argc, &argv, dir, sizeof dir))
         return 2;
-    }
-    char path[4096];
-    snprintf(path, sizeof path, "%s/memtype_order", argv[1]);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    snprintf(path, sizeof path, "%s/memtype_order", dir);
     const MPI_Aint twice[3] = {0, 0, 8}, reversed[2] = {4, 0};
     MPI_Datatype twice_type = hindexed_ints(3, twice), reversed_type = hindexed_ints(2, reversed);
     const MPI_Offset at = (MPI_Offset)rank * 20;
     const int a = 100 * rank + 1, b = a + 1, c = a + 2;
-    int errors = 0;
 
-    MPI_File fh;
-    MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    MPI_File fh = MPI_FILE_NULL;
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
+                            MPI_INFO_NULL, &fh));
     const int source[3] = {a, b, c};
-    MPI_File_write_at(fh, at, source, 1, twice_type, MPI_STATUS_IGNORE);
-    MPI_File_write_at(fh, at + 12, source, 1, reversed_type, MPI_STATUS_IGNORE);
-    MPI_File_sync(fh);
+    CHECK_MPI(MPI_File_write_at(fh, at, source, 1, twice_type, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_File_write_at(fh, at + 12, source, 1, reversed_type, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_File_sync(fh));
     MPI_Barrier(MPI_COMM_WORLD);
 
     int file[5] = {0};
-    MPI_File_read_at(fh, at, file, 5, MPI_INT, MPI_STATUS_IGNORE);
+    CHECK_MPI(MPI_File_read_at(fh, at, file, 5, MPI_INT, MPI_STATUS_IGNORE));
     const int written[5] = {a, a, c, b, a};
-    errors += expect("file after the writes", file, written, 5);
+    expect("file after the writes", file, written, 5);
 
     /* the region's ints 3 and 4 (b, a) into displacements 4 and 0 */
     int reversed_read[2] = {-1, -1};
-    MPI_File_read_at(fh, at + 12, reversed_read, 1, reversed_type, MPI_STATUS_IGNORE);
+    CHECK_MPI(MPI_File_read_at(fh, at + 12, reversed_read, 1, reversed_type, MPI_STATUS_IGNORE));
     const int reversed_want[2] = {a, b};
-    errors += expect("read through ints at 4, 0", reversed_read, reversed_want, 2);
-    MPI_File_close(&fh);
+    expect("read through ints at 4, 0", reversed_read, reversed_want, 2);
+    CHECK_MPI(MPI_File_close(&fh));
 
-    int total = 0;
-    MPI_Reduce(&errors, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0 && total == 0)
-        printf(" No Errors\n");
     MPI_Type_free(&twice_type);
     MPI_Type_free(&reversed_type);
+    int status = testlib_finish();
     MPI_Finalize();
-    return total ? 1 : 0;
+    return status;
 }
