@@ -179,3 +179,19 @@ def test_verdicts():
     both.fields["pos"] = "3,0"
     both.writers = 2
     assert run.verdict(both, theirs)[0] == "worse"  # its other deviations still count
+
+
+def test_patched_romio_flattens_right(differential):
+    """Patch 0016: the corpus's flatten-N cases, views and memory types that ROMIO
+    4.0.2 flattens wrong, are right through the patched standalone ROMIO, with and
+    without atomic mode, and wrong in stock MPICH (the anchor: each still bites)."""
+    ids = [case["id"] for case, _ in CORPUS_CASES if case["id"].startswith("flatten-")]
+    assert len(ids) >= 10, ids
+    for name in ("romio-ad_piox", "romio-ad_piox-atomic"):
+        wrong = [i for i in ids if differential["judged"][name][i][0] != "ok"]
+        assert not wrong, _report(differential, name, wrong)
+    # wrong: a deviation, or a death (stock writes outside a buffer on some of them)
+    right_in_stock = [differential["results"]["stock"][i].line for i in ids
+                      if differential["results"]["stock"][i].ran
+                      and not differential["results"]["stock"][i].bad]
+    assert not right_in_stock, "\n".join(right_in_stock)
