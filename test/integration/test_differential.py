@@ -181,12 +181,20 @@ def test_verdicts():
     assert run.verdict(both, theirs)[0] == "worse"  # its other deviations still count
 
 
-def test_patched_romio_flattens_right(differential):
-    """Patch 0016: the corpus's flatten-N cases, views and memory types that ROMIO
-    4.0.2 flattens wrong, are right through the patched standalone ROMIO, with and
-    without atomic mode, and wrong in stock MPICH (the anchor: each still bites)."""
-    ids = [case["id"] for case, _ in CORPUS_CASES if case["id"].startswith("flatten-")]
-    assert len(ids) >= 10, ids
+
+# The corpus's cases that a ROMIO patch makes right: the id prefix, the patch.
+ROMIO_FIXES = [("flatten-", "0016: datatypes flattened as their typemaps say"),
+               ("eof-", "0017: strided reads stop at the end of file")]
+
+
+@pytest.mark.parametrize("prefix,patch", ROMIO_FIXES, ids=[p.strip("-") for p, _ in ROMIO_FIXES])
+def test_patched_romio_fixes_stock(differential, prefix, patch):
+    """The corpus's cases of one ROMIO patch (flatten-N: views and memory types that
+    ROMIO 4.0.2 flattens wrong; eof-N: reads that reach the end of file) are right
+    through the patched standalone ROMIO, with and without atomic mode, and wrong in
+    stock MPICH (the anchor: each still bites)."""
+    ids = [case["id"] for case, _ in CORPUS_CASES if case["id"].startswith(prefix)]
+    assert len(ids) >= 10, (patch, ids)
     for name in ("romio-ad_piox", "romio-ad_piox-atomic"):
         wrong = [i for i in ids if differential["judged"][name][i][0] != "ok"]
         assert not wrong, _report(differential, name, wrong)
