@@ -181,7 +181,6 @@ def test_verdicts():
     assert run.verdict(both, theirs)[0] == "worse"  # its other deviations still count
 
 
-
 # The corpus's cases that a ROMIO patch makes right: the id prefix, the patch.
 ROMIO_FIXES = [("flatten-", "0016: datatypes flattened as their typemaps say"),
                ("eof-", "0017: strided reads stop at the end of file")]
