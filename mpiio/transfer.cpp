@@ -3,8 +3,11 @@
 
 #include "completed_request.h"
 #include "errors.h"
+#include "piox_fsprobe.h"
 
+#include <fcntl.h>
 #include <string>
+#include <unistd.h>
 
 namespace piox::mpiio {
 namespace {
@@ -26,6 +29,23 @@ int finished_request(OpenFile &file, int rc, const MPI_Status &status, MPI_Reque
         return rc;  // reported by the transfer
     rc = completed_request(status, request);
     return rc == MPI_SUCCESS ? rc : raise_code(file.fh, rc);
+}
+
+void release_locks_after_failed_write(OpenFile &file)
+{
+    int level = MPI_THREAD_SINGLE;
+    if (PMPI_Query_thread(&level) != MPI_SUCCESS || level == MPI_THREAD_MULTIPLE)
+        return;
+    const int own_fd = file.atomic != nullptr ? file.atomic->own_fd : -1;
+    const int fd = own_fd >= 0 ? own_fd : open(piox_path_of(file.filename.c_str()), O_RDONLY);
+    if (fd < 0)
+        return;
+    struct flock whole_file {};
+    whole_file.l_type = F_UNLCK;
+    whole_file.l_whence = SEEK_SET;  // l_start 0, l_len 0: every byte
+    (void)fcntl(fd, F_SETLK, &whole_file);
+    if (fd != own_fd)
+        close(fd);
 }
 
 int check_no_split(OpenFile &file, const char *routine)

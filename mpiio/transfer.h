@@ -72,6 +72,18 @@ bool aggregates(const OpenFile &file)
            file.aggregate != nullptr && (file.atomic == nullptr || !file.atomic->atomic);
 }
 
+// After a write the library failed. ROMIO 4.0.2's strided writes return from a
+// failed write without releasing the fcntl lock their data sieving took (ROMIO
+// patch 0015 mends the standalone build; the ROMIO inside libmpich keeps the bug),
+// and the next process to write those bytes would wait forever. Releases every
+// fcntl lock this process holds on the file: POSIX record locks belong to the
+// process and the file, so piox's own descriptor of it reaches the library's (as
+// closing any descriptor of the file would). Locks the program took on the file
+// itself go too, as MPI_File_close's closing of piox's descriptor would drop them.
+// Not when other threads may be inside the library (MPI_THREAD_MULTIPLE): one of
+// them may hold such a lock rightly.
+void release_locks_after_failed_write(OpenFile &file);
+
 // How piox hands the library an access it does not move itself.
 //   as_called  the library's routine of the kind the program called;
 //   packed     an independent access whose memory type's lower bound is off its data
@@ -165,19 +177,26 @@ auto next_by_pointer()
 // library's pointer is sought to offset first unless it is in step
 // (OpenFile::library_pointer_in_step): then the call reaches the library exactly as
 // the program made it.
+// A write the library fails has the locks it left released
+// (release_locks_after_failed_write).
 template <typename A, Positioning P, typename Count, typename Buffer, typename... Out>
 int call_library(OpenFile &file, MPI_Offset offset, Buffer buf, Count count,
                  MPI_Datatype datatype, Out... out)
 {
+    int rc = MPI_SUCCESS;
     if constexpr (P == Positioning::explicit_offset) {
-        return next_at<A, Count>()(file.fh, offset, buf, count, datatype, out...);
+        rc = next_at<A, Count>()(file.fh, offset, buf, count, datatype, out...);
     } else {
         if (!file.library_pointer_in_step)
-            if (const int rc = PIOX_NEXT_ROUTINE(File_seek)(file.fh, offset, MPI_SEEK_SET);
+            if (rc = PIOX_NEXT_ROUTINE(File_seek)(file.fh, offset, MPI_SEEK_SET);
                 rc != MPI_SUCCESS)
                 return rc;
-        return next_by_pointer<A, Count>()(file.fh, buf, count, datatype, out...);
+        rc = next_by_pointer<A, Count>()(file.fh, buf, count, datatype, out...);
     }
+    if constexpr (A::writes)
+        if (rc != MPI_SUCCESS)
+            release_locks_after_failed_write(file);
+    return rc;
 }
 
 // The request of a nonblocking access piox has finished: complete, carrying status

@@ -95,8 +95,13 @@ int route(Part part, Handler handler, Next next, MPI_File fh, Rest... rest)
     std::shared_ptr<FileRecord> record = record_of(fh, R, &error);
     if (error != MPI_SUCCESS)
         return error;
-    if (record == nullptr || !takes<R>(part, record->file, rest...))
-        return next(fh, rest...);
+    if (record == nullptr || !takes<R>(part, record->file, rest...)) {
+        const int rc = next(fh, rest...);
+        if constexpr (writes_data(R))
+            if (rc != MPI_SUCCESS && record != nullptr)
+                mpiio::release_locks_after_failed_write(record->file);  // transfer.h
+        return rc;
+    }
     record->count(R);
     return handler(record->file, rest...);
 }

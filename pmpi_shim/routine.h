@@ -63,6 +63,8 @@ using AccessOf = mpiio::Access<
 
 // The end call of a split collective.
 constexpr bool is_split_end(Routine routine) { return naming::contains(name_of(routine), "_end"); }
+// A routine that writes data (MPI_File_write*, MPI_File_iwrite*).
+constexpr bool writes_data(Routine routine) { return naming::contains(name_of(routine), "write"); }
 
 }  // namespace piox::shim
 
