@@ -38,10 +38,15 @@ the buffers, the counts and the positions:
 import os
 import signal
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass, field, replace
 
 import differential_cases
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "peer"))
+import romio_builds  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("PIOX_BUILD_DIR", os.path.join(REPO, "_build", "mpich"))
@@ -83,10 +88,8 @@ class Config:
 # The standalone ROMIOs (scripts/build-romio), preloaded into the stock program
 # (issue 15's preload mode): the unpatched one, and the patched one with every file
 # on the ad_piox driver.
-ROMIO_PLAIN = (("LD_PRELOAD", os.path.join(REPO, "_build", "romio-plain", "prefix", "lib",
-                                           "libromio.so")),)
-ROMIO_AD_PIOX = (("LD_PRELOAD", os.path.join(REPO, "_build", "romio", "prefix", "lib",
-                                             "libromio.so")),
+ROMIO_PLAIN = (("LD_PRELOAD", str(romio_builds.libromio(romio_builds.PLAIN_PREFIX))),)
+ROMIO_AD_PIOX = (("LD_PRELOAD", str(romio_builds.libromio(romio_builds.PATCHED_PREFIX))),
                  ("ROMIO_FSTYPE_FORCE", "piox:"))
 KNOWN_OMPIO_HANGS = (("DIFFERENTIAL_KNOWN_SHORT_READ_HANG", "1"),)
 CONFIGS = {c.name: c for c in [

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+import romio_builds
+
 REPO = Path(__file__).resolve().parents[2]
 FETCH_SCRIPT = REPO / "scripts" / "fetch-mpich-source"
 INTERPOSER_SOURCE = Path(__file__).resolve().parent / "enolck_fcntl.c"
@@ -41,7 +43,7 @@ SRCDIR_PLACEHOLDER = "$srcdir"  # syshints reads $srcdir/test_hintfile
 # drops libromio from a program whose own code calls no MPI_File_* routine (a
 # Fortran one: its calls go through libmpichfort), and the program then runs the
 # ROMIO inside libmpich without a word.
-STANDALONE_LIB = REPO / "_build" / "romio" / "prefix" / "lib" / "libromio.so"
+STANDALONE_LIB = romio_builds.libromio(romio_builds.PATCHED_PREFIX)
 STANDALONE_LINK_FLAGS = [f"-L{STANDALONE_LIB.parent}", f"-Wl,-rpath,{STANDALONE_LIB.parent}",
                          "-Wl,--push-state,--no-as-needed", "-lromio", "-Wl,--pop-state"]
 
