@@ -200,7 +200,5 @@ int main(int argc, char **argv)
     test_bad_arguments();
     test_every_routine();
     test_sieved_memory_order();
-    int status = testlib_finish();
-    MPI_Finalize();
-    return status;
+    return testlib_finish_and_finalize();
 }

@@ -400,7 +400,5 @@ int main(int argc, char **argv)
     if (opt.atomic)
         testlib_failures += (int)violations;
     MPI_Info_free(&opt.info);
-    int status = testlib_finish();
-    MPI_Finalize();
-    return status;
+    return testlib_finish_and_finalize();
 }

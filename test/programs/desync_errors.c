@@ -219,7 +219,5 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    rc = testlib_finish();
-    MPI_Finalize();
-    return rc;
+    return testlib_finish_and_finalize();
 }

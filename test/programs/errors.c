@@ -146,7 +146,5 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_File_close(&fh));
     test_closed_handles();
 
-    int status = testlib_finish();
-    MPI_Finalize();
-    return status;
+    return testlib_finish_and_finalize();
 }

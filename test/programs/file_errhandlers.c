@@ -108,7 +108,5 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
     MPI_Errhandler_free(&handler);
 
-    int failed = testlib_finish();
-    MPI_Finalize();
-    return failed;
+    return testlib_finish_and_finalize();
 }

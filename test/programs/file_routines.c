@@ -208,7 +208,5 @@ int main(int argc, char **argv)
     check_size_routines(fh);
     CHECK_MPI(MPI_File_close(&fh));
     check_delete_while_open(dir);
-    int rc = testlib_finish();
-    MPI_Finalize();
-    return rc;
+    return testlib_finish_and_finalize();
 }

@@ -132,7 +132,5 @@ int main(int argc, char **argv)
         CHECK(H5Fclose(file) >= 0, "H5Fclose failed");
     }
     H5Pclose(fapl);
-    int status = testlib_finish();
-    MPI_Finalize();
-    return status;
+    return testlib_finish_and_finalize();
 }

@@ -121,7 +121,5 @@ int main(int argc, char **argv)
     for (char *pattern = strtok_r(argv[3], ",", &rest); pattern;
          pattern = strtok_r(NULL, ",", &rest))
         read_pattern(argv[1], argv[2], pattern, rank, size);
-    int status = testlib_finish();
-    MPI_Finalize();
-    return status;
+    return testlib_finish_and_finalize();
 }

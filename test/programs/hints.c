@@ -77,7 +77,5 @@ int main(int argc, char **argv)
         if (rc == MPI_SUCCESS)
             MPI_File_close(&fh);
     }
-    int status = testlib_finish();
-    MPI_Finalize();
-    return status;
+    return testlib_finish_and_finalize();
 }

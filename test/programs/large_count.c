@@ -123,7 +123,5 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_File_close(&fh));
     munmap(out, (size_t)N);
     munmap(in, (size_t)N);
-    int rc = testlib_finish();
-    MPI_Finalize();
-    return rc;
+    return testlib_finish_and_finalize();
 }

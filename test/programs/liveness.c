@@ -98,7 +98,5 @@ int main(int argc, char **argv)
         printf("host_woke=%.6f last_writer_done=%.6f writers_waited=%d\n", host_woke, last_writer,
                size > 1 && last_writer >= host_woke);
     CHECK_MPI(MPI_File_close(&fh));
-    int status = testlib_finish();
-    MPI_Finalize();
-    return status;
+    return testlib_finish_and_finalize();
 }

@@ -255,7 +255,5 @@ int main(int argc, char **argv)
         }
     }
     testlib_free_machine_counter(&counter);
-    int status = testlib_finish();
-    MPI_Finalize();
-    return status;
+    return testlib_finish_and_finalize();
 }

@@ -66,7 +66,5 @@ int main(int argc, char **argv)
 
     MPI_Type_free(&twice_type);
     MPI_Type_free(&reversed_type);
-    int status = testlib_finish();
-    MPI_Finalize();
-    return status;
+    return testlib_finish_and_finalize();
 }

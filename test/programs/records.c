@@ -158,7 +158,5 @@ int main(int argc, char **argv)
             write_records(fh, mode, rank, atoi(argv[3]), strtoull(argv[4], NULL, 10));
         CHECK_MPI(MPI_File_close(&fh));
     }
-    int status = testlib_finish();
-    MPI_Finalize();
-    return status;
+    return testlib_finish_and_finalize();
 }

@@ -214,7 +214,5 @@ int main(int argc, char **argv)
         run_round(round_number % methods);
     CHECK_MPI(MPI_File_close(&piox_file));
     CHECK_MPI(MPI_File_close(&library_file));
-    int rc = testlib_finish();
-    MPI_Finalize();
-    return rc;
+    return testlib_finish_and_finalize();
 }

@@ -85,7 +85,5 @@ int main(int argc, char **argv)
     if (rank == 0)
         CHECK_MPI(MPI_File_delete(path, MPI_INFO_NULL));
 
-    int status_code = testlib_finish();
-    MPI_Finalize();
-    return status_code;
+    return testlib_finish_and_finalize();
 }

@@ -262,7 +262,5 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     write_phase(data_only);
     read_phase();
-    int rc = testlib_finish();
-    MPI_Finalize();
-    return rc;
+    return testlib_finish_and_finalize();
 }

@@ -248,7 +248,5 @@ int main(int argc, char **argv)
     for (int h = 0; h < nhows; h++)
         read_share(&r, hows[h], rank, nprocs);
     MPI_Info_free(&r.info);
-    const int failed = testlib_finish();
-    MPI_Finalize();
-    return failed;
+    return testlib_finish_and_finalize();
 }

@@ -154,7 +154,5 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_File_close(&fh));
     if (hints != MPI_INFO_NULL)
         MPI_Info_free(&hints);
-    int failed = testlib_finish();
-    MPI_Finalize();
-    return failed;
+    return testlib_finish_and_finalize();
 }

@@ -72,13 +72,6 @@ static void check_late_ints(const char *path)
         close(fd);
 }
 
-static int finish(void)
-{
-    int status = testlib_finish();
-    MPI_Finalize();
-    return status;
-}
-
 int main(int argc, char **argv)
 {
     char dir[3000], path[4096];
@@ -96,7 +89,7 @@ int main(int argc, char **argv)
              naive ? "_naive" : "");
     if (nprocs < 2) {
         CHECK(0, "needs 2 ranks, has %d", nprocs);
-        return finish();
+        return testlib_finish_and_finalize();
     }
     /* Zeros over the whole span, so that holes read as 0 and not as what ROMIO
      * leaves in a buffer read past the end of the file. */
@@ -133,5 +126,5 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_File_close(&fh));
     if (rank == 1)
         check_late_ints(path);
-    return finish();
+    return testlib_finish_and_finalize();
 }

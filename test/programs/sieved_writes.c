@@ -301,7 +301,5 @@ int main(int argc, char **argv)
     free(pieces);
     free(stream);
     testlib_free_machine_counter(&queued);
-    int status = testlib_finish();
-    MPI_Finalize();
-    return status;
+    return testlib_finish_and_finalize();
 }

@@ -141,7 +141,5 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_File_close(&shared));
     check_own_files();
 
-    int failed = testlib_finish();
-    MPI_Finalize();
-    return failed;
+    return testlib_finish_and_finalize();
 }

@@ -75,7 +75,5 @@ int main(int argc, char **argv)
         fprintf(out, "%lld\n", wrote);
         fclose(out);
     }
-    int rc = testlib_finish();
-    MPI_Finalize();
-    return rc;
+    return testlib_finish_and_finalize();
 }

@@ -124,7 +124,5 @@ int main(int argc, char **argv)
     }
     CHECK_MPI(MPI_File_close(&fh));
     MPI_Type_free(&filetype);
-    int status = testlib_finish();
-    MPI_Finalize();
-    return status;
+    return testlib_finish_and_finalize();
 }

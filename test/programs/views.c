@@ -275,7 +275,5 @@ int main(int argc, char **argv)
     test_count_zero_and_memory_types();
     test_append_and_seek();
     test_nonblocking();
-    int status = testlib_finish();
-    MPI_Finalize();
-    return status;
+    return testlib_finish_and_finalize();
 }
