@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
+import differential_cases
+import differential_run
 from conftest import BUILD
+from test_differential import CORPUS_CASES, ROMIO_FIXES
 from test_shared_pointer import passed, records_check
 
 SUPPRESSIONS = Path(__file__).resolve().parents[1] / "valgrind" / "mpi.supp"
@@ -29,6 +32,26 @@ def test_atomic_mode_on_a_lockless_file_system_is_clean(lockless_dir, mpirun, pr
     result = mpirun(2, VALGRIND + [program("atomic_overlap"), lockless_dir, "--rounds", "3"],
                     timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("atomic", [False, True], ids=["nonatomic", "atomic"])
+def test_patched_romio_is_clean(atomic, tmp_path, mpirun, program):
+    """The standalone ROMIO with piox's patches (scripts/build-romio), preloaded, every
+    file on the ad_piox driver: the corpus's cases of the patches that rewrote ROMIO's
+    flattening and its reads at the end of file (test_differential's ROMIO_FIXES),
+    each answered as the standard says."""
+    cases = [case for case, _ in CORPUS_CASES
+             if case["id"].startswith(tuple(prefix for prefix, _ in ROMIO_FIXES))]
+    listing = tmp_path / "cases"
+    listing.write_text("".join(differential_cases.case_line(case) + "\n" for case in cases))
+    work = tmp_path / "files"
+    work.mkdir()
+    env = dict(differential_run.ROMIO_AD_PIOX, DIFFERENTIAL_CASE_MS=60000)
+    assert os.path.exists(env["LD_PRELOAD"]), f"{env['LD_PRELOAD']} is missing: run scripts/build-romio"
+    result = mpirun(2, VALGRIND + [program("differential"), listing, work] + (["--atomic"] if atomic else []),
+                    piox=False, env=env, timeout=900)
+    verdicts = [line.split()[0] for line in result.stdout.splitlines() if " verdict=ok" in line]
+    assert result.returncode == 0 and len(verdicts) == len(cases), result.stdout + result.stderr
 
 
 def test_lock_service_is_clean(mpirun, program):
