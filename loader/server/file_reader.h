@@ -13,6 +13,11 @@
 
 namespace piox_load {
 
+// The first `size` bytes of the regular file that `handle` (an O_PATH handle from a
+// lookup that reported `size`) names, into `bytes`: fewer if the file shrank since,
+// never more, and never bytes past its new end. 0 or an errno.
+int read_regular_file(int handle, size_t size, std::string& bytes);
+
 class FileReader {
   public:
     FileReader() = default;

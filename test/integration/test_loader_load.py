@@ -104,6 +104,19 @@ def test_each_library_is_read_once_whatever_the_processes(loader_tree, counted_t
     assert four["getattr"] - one["getattr"] < loader_cases.LIBRARIES, (one, four)
 
 
+def test_the_reader_costs_each_library_a_lookup_an_open_and_a_read(loader_tree, counted_tree):
+    """One process: the reader sends the shared file system, per library, its lookup,
+    its open and its read, and no getattr before the read (FUSE revalidates the size
+    at each read() call; the reader copies through a mapping instead). Every library
+    of the chain fits one read request."""
+    case = loader_tree["cases"]["chain"]
+    done, ops = used(counted_tree, lambda: piox_load(case.command(counted_tree)))
+    assert done.stdout == case.expected
+    libraries = loader_cases.LIBRARIES
+    assert libraries < ops["getattr"] < libraries + 25, ops  # + directories and the exec's lookups
+    assert libraries < ops["read"] < libraries + 10, ops  # + the executable, read by the kernel
+
+
 @pytest.mark.parametrize("options,readers", [((), 1), (("--pull",), 1), (("--readers", "2"), 2)])
 def test_nodes_share_what_their_reader_read(loader_tree, counted_tree, options, readers):
     """Two simulated nodes of two processes each: the libraries are read once per
