@@ -198,8 +198,11 @@ Resolution NodeView::resolve(const std::string& path, bool follow) const
     return walk(path, follow, [](const std::string&, const Item&) { return 0; });
 }
 
-int NodeView::materialize(const std::string& path, bool follow, bool strip) const
+int NodeView::materialize(const std::string& path, bool follow, bool strip)
 {
+    std::string key = (follow ? "1" : "0") + path;
+    if (materialized_.count(key) != 0)
+        return 0;
     // A directory's modification time is the original's once its entries are made:
     // Python's import system, for one, lists a directory again whenever it changes.
     std::vector<std::pair<std::string, int64_t>> directories;
@@ -219,7 +222,10 @@ int NodeView::materialize(const std::string& path, bool follow, bool strip) cons
         const timespec times[2] = {{0, UTIME_OMIT}, {mtime_ns / 1000000000, mtime_ns % 1000000000}};
         utimensat(AT_FDCWD, mirrored.c_str(), times, 0);
     }
-    return r.state == Resolution::kDone ? 0 : (r.error ? r.error : EAGAIN);
+    if (r.state != Resolution::kDone)
+        return r.error ? r.error : EAGAIN;
+    materialized_.insert(std::move(key));
+    return 0;
 }
 
 }  // namespace piox_load

@@ -11,6 +11,7 @@
 #include <deque>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "item.h"
 
@@ -40,7 +41,9 @@ class NodeView {
     // object it goes through. Call after resolve() came to kDone. Returns 0 or an errno.
     // `strip`: a shared object's copy holds only what the loader reads (its headers and
     // loadable segments; the rest is a hole, so it takes no memory and the size stays).
-    int materialize(const std::string& path, bool follow = true, bool strip = false) const;
+    // A path made once is not walked again: every process of the node asks for the
+    // same libraries, and each walk costs a mkdir and a utimensat per directory.
+    int materialize(const std::string& path, bool follow = true, bool strip = false);
 
     // The directory `where`, of empty entries with the names and types of the
     // directory item `listing`'s. Returns 0 or an errno.
@@ -52,6 +55,7 @@ class NodeView {
 
     std::string root_;
     std::unordered_map<std::string, Item> items_;
+    std::unordered_set<std::string> materialized_;  // paths, followed or not ('0'/'1' first)
 };
 
 std::string parent_of(const std::string& path);  // "/a/b" -> "/a", "/a" -> "/"
