@@ -13,7 +13,7 @@ constexpr uint32_t kSlots = 8192;  // a power of two
 
 struct Slot {
     const link_map *object;
-    const link_map *loader;
+    const link_map *rpath_loader;  // the nearest of its loaders with a DT_RPATH
 };
 
 Slot slots[kSlots];
@@ -23,6 +23,40 @@ uint32_t home_of(const link_map *object)
 {
     uint64_t key = reinterpret_cast<uintptr_t>(object);
     return uint32_t((key >> 4) * 0x9e3779b97f4a7c15ull >> 51) & (kSlots - 1);
+}
+
+// Whether the object has a DT_RPATH that glibc uses (none when it has DT_RUNPATH).
+bool has_rpath(const link_map *object)
+{
+    bool rpath = false;
+    for (const ElfW(Dyn) *entry = object->l_ld; entry && entry->d_tag != DT_NULL; ++entry) {
+        if (entry->d_tag == DT_RUNPATH)
+            return false;
+        rpath = rpath || entry->d_tag == DT_RPATH;
+    }
+    return rpath;
+}
+
+const Slot *slot_of(const link_map *object)
+{
+    for (uint32_t i = home_of(object), tries = 0; tries < kSlots / 2; i = (i + 1) & (kSlots - 1), ++tries) {
+        if (!slots[i].object)
+            return nullptr;
+        if (slots[i].object == object)
+            return &slots[i];
+    }
+    return nullptr;
+}
+
+// `object` if it has a DT_RPATH, else the nearest of its loaders that has one; never
+// the executable (its DT_RPATH is the search's own, not a loader's).
+const link_map *nearest_rpath(const link_map *object)
+{
+    if (!object || !object->l_name || !*object->l_name)
+        return nullptr;
+    if (has_rpath(object))
+        return object;
+    return rpath_loader_of(object);
 }
 
 }  // namespace
@@ -38,21 +72,16 @@ void note_opened(const link_map *object)
         return;
     for (uint32_t i = home_of(object), tries = 0; tries < kSlots / 2; i = (i + 1) & (kSlots - 1), ++tries) {
         if (!slots[i].object || slots[i].object == object) {
-            slots[i] = {object, last_requester};
+            slots[i] = {object, nearest_rpath(last_requester)};
             return;
         }
     }
 }
 
-const link_map *loader_of(const link_map *object)
+const link_map *rpath_loader_of(const link_map *object)
 {
-    for (uint32_t i = home_of(object), tries = 0; tries < kSlots / 2; i = (i + 1) & (kSlots - 1), ++tries) {
-        if (!slots[i].object)
-            return nullptr;
-        if (slots[i].object == object)
-            return slots[i].loader;
-    }
-    return nullptr;
+    const Slot *slot = slot_of(object);
+    return slot ? slot->rpath_loader : nullptr;
 }
 
 }  // namespace piox_load

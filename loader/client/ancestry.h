@@ -14,7 +14,10 @@ namespace piox_load {
 
 void note_search_by(const link_map *requester);
 void note_opened(const link_map *object);
-// The object that loaded `object`, or nullptr (the executable, or not seen).
-const link_map *loader_of(const link_map *object);
+// The nearest of `object`'s loaders (its loader, that one's, and so on, short of the
+// executable) with a DT_RPATH that glibc uses, or nullptr. Kept when `object` is
+// opened, so that a search walks the RPATH chain, not every loader up to the top
+// (a chain of L libraries would cost each search up to L steps).
+const link_map *rpath_loader_of(const link_map *object);
 
 }  // namespace piox_load

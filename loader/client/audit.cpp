@@ -42,18 +42,6 @@ const char *requester_of(uintptr_t *cookie)
     return original_path(map->l_name ? map->l_name : "", session.settings().mirror_root);
 }
 
-// Whether the object has a DT_RPATH that glibc uses (none when it has DT_RUNPATH).
-bool has_rpath(const link_map *object)
-{
-    bool rpath = false;
-    for (const ElfW(Dyn) *entry = object->l_ld; entry && entry->d_tag != DT_NULL; ++entry) {
-        if (entry->d_tag == DT_RUNPATH)
-            return false;
-        rpath = rpath || entry->d_tag == DT_RPATH;
-    }
-    return rpath;
-}
-
 // The original paths of the requester's loaders that have a DT_RPATH, nearest first,
 // up to (not including) the executable: the RPATH chain of the requester's search.
 PayloadText ancestors;
@@ -61,10 +49,8 @@ void collect_ancestors(const link_map *requester)
 {
     ancestors.clear();
     int depth = 0;
-    for (const link_map *l = loader_of(requester); l && l->l_name && *l->l_name && depth < 256;
-         l = loader_of(l), ++depth)
-        if (has_rpath(l))
-            ancestors.append_field(original_path(l->l_name, session.settings().mirror_root));
+    for (const link_map *l = rpath_loader_of(requester); l && depth < 256; l = rpath_loader_of(l), ++depth)
+        ancestors.append_field(original_path(l->l_name, session.settings().mirror_root));
 }
 
 // A bare name, searched as the requester's search would find it.
