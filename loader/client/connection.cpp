@@ -57,7 +57,7 @@ bool Connection::open(const char *socket_path, int timeout_ms)
     for (;;) {
         long result = sys::connect(fd_, &address, sizeof address);
         if (result == 0)
-            return true;
+            return note_peer();
         if (result == -sys::kEINTR)
             continue;
         if (result == -sys::kEINPROGRESS)
@@ -78,7 +78,30 @@ bool Connection::finish_connect(int64_t deadline)
     long result = sys::socket_error(fd_, &error);
     if (result < 0)
         return fail_with_errno("cannot connect to", result);
-    return error == 0 || fail_with_errno("cannot connect to", -error);
+    return error == 0 ? note_peer() : fail_with_errno("cannot connect to", -error);
+}
+
+bool Connection::note_peer()
+{
+    peer_length_ = sizeof peer_;
+    long result = sys::peer_name(fd_, &peer_, &peer_length_);
+    return result == 0 || fail_with_errno("cannot name the peer of", result);
+}
+
+bool Connection::still_ours() const
+{
+    if (!open_)
+        return false;
+    sys::SockaddrUn peer{};
+    unsigned length = sizeof peer;
+    if (sys::peer_name(fd_, &peer, &length) != 0 || length != peer_length_)
+        return false;  // closed, or now a file, a pipe or another kind of socket
+    const char *now = reinterpret_cast<const char *>(&peer);
+    const char *then = reinterpret_cast<const char *>(&peer_);
+    for (unsigned i = 0; i < length; i++)
+        if (now[i] != then[i])
+            return false;
+    return true;
 }
 
 bool Connection::exchange(Op op, const char *payload, size_t length, Reply *reply)

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "protocol.h"
+#include "syscalls.h"
 #include "text.h"
 
 #include <stdint.h>
@@ -29,6 +30,13 @@ public:
     void close();
 
     bool is_open() const { return open_; }
+    // Whether the descriptor is still this connection's socket. The application may
+    // have closed it (a daemon closes every descriptor) and reused the number for a
+    // file or a socket of its own, which no request may reach: a request would
+    // write into it and wait, blocking, for a reply.
+    bool still_ours() const;
+    // Drops a connection that is no longer ours, leaving its descriptor number alone.
+    void forget() { open_ = false; }
     // The process that opened it: a forked child must open its own.
     long owner() const { return owner_; }
     const char *cause() const { return cause_.c_str(); }
@@ -38,6 +46,7 @@ private:
     bool fail_timed_out(const char *waiting_for);
     bool fail_bad_frame(const char *what, uint64_t got, const char *wanted, uint64_t limit);
     bool finish_connect(int64_t deadline);
+    bool note_peer();  // keeps the server's address, once connected
     bool wait_until_ready(short events, int64_t deadline, const char *waiting_for);
     bool send_all(const void *data, size_t length, int64_t deadline);
     bool receive_all(void *buffer, size_t length, int64_t deadline);
@@ -49,6 +58,8 @@ private:
     long owner_ = 0;
     int timeout_ms_ = 0;
     const char *socket_path_ = nullptr;  // set by open() before any message uses it
+    sys::SockaddrUn peer_{};             // the server's address, as connected
+    unsigned peer_length_ = 0;
     MessageText cause_;
     char reply_payload_[kMaxPayload + 1] = {};
 };

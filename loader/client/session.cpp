@@ -145,8 +145,12 @@ bool Session::ready_for_request()
 {
     if (!active_)
         return false;
-    if (connection_.owner() != sys::getpid())  // a forked child: its own connection
+    if (connection_.owner() != sys::getpid()) {  // a forked child: its own connection
         active_ = connect_and_greet();
+    } else if (!connection_.still_ours()) {  // the application closed it: a new one
+        connection_.forget();
+        active_ = connect_and_greet();
+    }
     return active_;
 }
 

@@ -12,7 +12,7 @@ namespace piox_load::sys {
 
 enum Number : long {
     kRead = 0, kWrite = 1, kClose = 3, kPoll = 7, kMmap = 9, kMremap = 25, kGetpid = 39,
-    kSocket = 41, kConnect = 42, kSendto = 44, kRecvfrom = 45, kGetsockopt = 55, kUname = 63,
+    kSocket = 41, kConnect = 42, kSendto = 44, kRecvfrom = 45, kGetpeername = 52, kGetsockopt = 55, kUname = 63,
     kSchedYield = 24, kGetcwd = 79, kReadlink = 89, kClockGettime = 228, kOpenat = 257,
 };
 
@@ -75,6 +75,10 @@ inline long socket_error(int fd, int *error)
 {
     unsigned length = sizeof *error;
     return call(kGetsockopt, fd, kSolSocket, kSoError, (long)error, (long)&length);
+}
+inline long peer_name(int fd, SockaddrUn *address, unsigned *length)
+{
+    return call(kGetpeername, fd, (long)address, (long)length);
 }
 inline long uname(Utsname *name) { return call(kUname, (long)name); }
 inline long getcwd(char *buffer, size_t bytes) { return call(kGetcwd, (long)buffer, (long)bytes); }

@@ -21,6 +21,8 @@ counting FUSE fixture mounted over it.
   rpath       a library found through the DT_RPATH of the library that loaded the
               library that needs it (glibc's l_loader chain)
   token       a run path whose first entry holds $LIB, which only the loader expands
+  closer      a program that closes every descriptor (as a daemon does), opens sockets
+              on the freed numbers, then dlopens: no byte may reach its sockets
 """
 import os
 import subprocess
@@ -30,7 +32,7 @@ from pathlib import Path
 LIBRARIES = 100
 MISSING = "libpiox-missing.so"
 NAMES = ("chain", "origin", "symlink", "cxx", "dlopen", "missing", "exec", "search", "rpath",
-         "token")
+         "token", "closer")
 
 
 @dataclass(frozen=True)
@@ -261,10 +263,53 @@ def _token(root):
     return Case("token", "token/main", expected="token 24\n")
 
 
+_CLOSER_MAIN = r'''#include <dlfcn.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <unistd.h>
+/* Closes every descriptor above stderr, opens socket pairs on the freed numbers,
+ * dlopens argv[1] and calls its `plugin`, then counts the bytes that reached the
+ * pairs. Non-blocking, so that a request written into one does not wait forever
+ * for its reply (which a blocking socket would). */
+enum { kPairs = 16 };
+int main(int argc, char **argv)
+{
+    for (int fd = 3; fd < 1024; fd++)
+        close(fd);
+    int pairs[kPairs][2];
+    for (int i = 0; i < kPairs; i++)
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, pairs[i]) != 0)
+            return perror("socketpair"), 1;
+    void *plugin = dlopen(argv[1], RTLD_NOW);
+    if (!plugin)
+        return printf("dlopen failed: %s\n", dlerror()), 1;
+    int (*value)(void) = (int (*)(void))dlsym(plugin, "plugin");
+    long stray = 0;
+    for (int i = 0; i < kPairs; i++)
+        for (int end = 0; end < 2; end++) {
+            char buffer[256];
+            ssize_t n;
+            while ((n = recv(pairs[i][end], buffer, sizeof buffer, 0)) > 0)
+                stray += n;
+        }
+    printf("plugin %d, stray bytes %ld\n", value(), stray);
+    return 0;
+}
+'''
+
+
+def _closer(root):
+    """The dlopen case's plugin, dlopen'ed after every descriptor was closed."""
+    _program(root / "closer" / "main", _CLOSER_MAIN)
+    return Case("closer", "closer/main", ("{root}/dlopen/plugins/libplugin.so",),
+                expected="plugin 5, stray bytes 0\n")
+
+
 def build(root, libraries=LIBRARIES):
     """Builds every case under root; returns them by name."""
     root = Path(root)
     cases = [chain_case(root, libraries), _origin(root), _symlink(root), _cxx(root),
-             *_dlopen(root), _exec(root), _search(root), _rpath(root), _token(root)]
+             *_dlopen(root), _exec(root), _search(root), _rpath(root), _token(root),
+             _closer(root)]
     assert tuple(case.name for case in cases) == NAMES
     return {case.name: case for case in cases}
