@@ -45,6 +45,8 @@ class Distribution {
     void want(const std::string& path);
     // Moves messages on; returns the items that arrived since the last call.
     std::vector<Item> progress();
+    // Replies are on their way, which only calls to progress() move.
+    bool sending() const { return !sends_.empty(); }
 
     // Readiness: every server posts it once set up (a reader after its preload);
     // ready() is true on every server once all have.

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include <sys/stat.h>
+#include <time.h>
 
 #include "protocol.h"
 
@@ -18,6 +19,13 @@ bool exists(const std::string& path)
 {
     struct stat st;
     return stat(path.c_str(), &st) == 0;
+}
+
+int64_t monotonic_ms()
+{
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return int64_t(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
 }
 
 }  // namespace
@@ -187,6 +195,23 @@ void Server::preload()
     }
 }
 
+// How long a round waits for the node's processes. Short (1-2 ms) while there is
+// work, since MPI moves the servers' messages only while a server calls it: items are
+// awaited, this server reads for others, or anything happened in the last
+// kQuietBeforeIdleMs. After that the server is idle, beside a job that has started,
+// and waits kIdleWaitMs: 3% of a core per node before, every 1-2 ms, for as long as
+// the job ran. What it costs is at most kIdleWaitMs more for the first item a node's
+// processes ask for (or a broadcast reaches it) after a quiet spell; a process's
+// request ends the wait at once.
+int Server::wait_ms() const
+{
+    constexpr int kIdleWaitMs = 20;
+    constexpr int64_t kQuietBeforeIdleMs = 1000;
+    if (quiet_since_ms_ >= 0 && monotonic_ms() - quiet_since_ms_ >= kQuietBeforeIdleMs)
+        return kIdleWaitMs;
+    return !waiting_.empty() || distribution_.is_reader() ? 1 : 2;
+}
+
 void Server::run()
 {
     const std::string stop_file = options_.directory + "/stop";
@@ -209,11 +234,14 @@ void Server::run()
         if (distribution_.stop_requested())
             port_.stop_listening();
         std::vector<int> closed;
-        // Short waits while items are awaited or this server reads for others.
-        int timeout = !waiting_.empty() || distribution_.is_reader() ? 1 : 2;
-        for (Request& request : port_.wait(timeout, closed))
+        std::vector<Request> requests = port_.wait(wait_ms(), closed);
+        std::vector<Item> items = distribution_.progress();
+        bool quiet = requests.empty() && items.empty() && closed.empty() && waiting_.empty() &&
+                     !distribution_.sending();
+        quiet_since_ms_ = !quiet ? -1 : quiet_since_ms_ >= 0 ? quiet_since_ms_ : monotonic_ms();
+        for (Request& request : requests)
             waiting_.push_back(std::move(request));
-        for (Item& item : distribution_.progress())
+        for (Item& item : items)
             view_.add(std::move(item));
         std::deque<Request> still;
         for (Request& request : waiting_) {

@@ -58,6 +58,8 @@ class Server {
     // Directories' listings made for opendir, by physical path: <node dir>/listings/<n>.
     std::unordered_map<std::string, std::string> listings_;
     std::deque<Request> waiting_;
+    int64_t quiet_since_ms_ = -1;  // when nothing last happened, or -1 while busy
+    int wait_ms() const;
 };
 
 }  // namespace piox_load

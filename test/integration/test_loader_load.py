@@ -165,6 +165,20 @@ def test_operations_are_the_same_over_1_2_and_4_simulated_nodes(loader_tree, cou
         assert max(values) - min(values) <= (4 if op == "read" else 0), (op, seen)
 
 
+@pytest.mark.parametrize("options", [(), ("--pull",)])
+def test_servers_idle_for_a_while_still_serve(loader_tree, options):
+    """Two simulated nodes whose processes wait 2 s before they dlopen a library no
+    one has asked for: the servers have gone idle (longer waits between rounds, for
+    the CPU of a long job) and must still read, send and serve it, from the node."""
+    case = loader_tree["cases"]["dlopen"]
+    late = ["/bin/sh", "-c", 'sleep 2; exec "$0" "$@"', *case.command(loader_tree["root"])]
+    nodes = ["nodeA", "nodeB"]
+    done = piox_load(on_nodes(late, nodes, 1), options=options, nodes=nodes)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == case.expected * 2
+    assert done.stderr == ""  # no process fell back to the file system
+
+
 def test_the_server_refuses_bad_requests_and_serves_on():
     """A process speaking nonsense is refused or cut off; the server goes on serving."""
     from pathlib import Path
