@@ -10,6 +10,7 @@ namespace {
 enum Tag { kRequest = 1, kReply = 2 };
 enum Kind : uint64_t { kItem = 1, kEnd = 2 };
 const std::string kDone;  // the empty path: "I will ask for nothing more"
+const std::string kNoBody;  // the end's broadcast body
 
 }  // namespace
 
@@ -17,6 +18,13 @@ const std::string kDone;  // the empty path: "I will ask for nothing more"
 struct Distribution::Outgoing {
     std::string bytes;
     MPI_Request request = MPI_REQUEST_NULL;
+};
+
+// A reader's broadcast in flight: its header's buffer and the requests of header and
+// body (the body is read_'s encoded item, whose node outlives it, or kNoBody).
+struct Distribution::Pushing {
+    uint64_t header[2] = {0, 0};
+    MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
 };
 
 Distribution::Distribution(MPI_Comm world, int readers, bool push) : push_(push)
@@ -50,6 +58,8 @@ Distribution::~Distribution()
 {
     for (auto& send : sends_)
         MPI_Wait(&send->request, MPI_STATUS_IGNORE);
+    for (auto& push : pushes_)
+        MPI_Waitall(2, push->requests, MPI_STATUSES_IGNORE);
     if (ready_posted_ && !all_ready_)
         MPI_Wait(&ready_request_, MPI_STATUS_IGNORE);
     for (MPI_Comm* comm : {&group_, &broadcasts_, &stop_, &ready_})
@@ -98,17 +108,32 @@ void Distribution::serve(const std::string& path, int requester)
     }
 }
 
-// Header then body, as two broadcasts the members post in the same order.
+// Header then body, as two broadcasts the members post in the same order. The reader
+// does not wait for them: it goes on reading and serving while the members, which
+// share the node's cores with the job's processes, take their turn (finish_pushes).
+// `encoded` must outlive the broadcast.
 void Distribution::broadcast(const std::string& encoded, uint64_t kind)
 {
     if (group_size_ == 1)
         return;
-    uint64_t header[2] = {kind, encoded.size()};
-    MPI_Request requests[2];
-    MPI_Ibcast(header, 2, MPI_UINT64_T, 0, broadcasts_, &requests[0]);
+    auto push = std::make_unique<Pushing>();
+    push->header[0] = kind;
+    push->header[1] = encoded.size();
+    MPI_Ibcast(push->header, 2, MPI_UINT64_T, 0, broadcasts_, &push->requests[0]);
     MPI_Ibcast(const_cast<char*>(encoded.data()), static_cast<int>(encoded.size()), MPI_CHAR, 0,
-               broadcasts_, &requests[1]);
-    MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+               broadcasts_, &push->requests[1]);
+    pushes_.push_back(std::move(push));
+}
+
+void Distribution::finish_pushes()
+{
+    while (!pushes_.empty()) {
+        int done = 0;
+        MPI_Testall(2, pushes_.front()->requests, &done, MPI_STATUSES_IGNORE);
+        if (!done)
+            return;
+        pushes_.pop_front();
+    }
 }
 
 void Distribution::post_header()
@@ -238,7 +263,7 @@ void Distribution::end_when_all_done()
     for (auto& send : sends_)  // pull replies reach their askers before the end
         MPI_Wait(&send->request, MPI_STATUS_IGNORE);
     sends_.clear();
-    broadcast(std::string(), kEnd);
+    broadcast(kNoBody, kEnd);  // the destructor waits for it and every push before it
     finished_ = true;
 }
 
@@ -261,6 +286,7 @@ std::vector<Item> Distribution::progress()
         }
     }
     finish_sends();
+    finish_pushes();
     std::vector<Item> items;
     items.swap(arrived_);
     return items;

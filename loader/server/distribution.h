@@ -45,8 +45,8 @@ class Distribution {
     void want(const std::string& path);
     // Moves messages on; returns the items that arrived since the last call.
     std::vector<Item> progress();
-    // Replies are on their way, which only calls to progress() move.
-    bool sending() const { return !sends_.empty(); }
+    // Replies or pushes are on their way, which only calls to progress() move.
+    bool sending() const { return !sends_.empty() || !pushes_.empty(); }
 
     // Readiness: every server posts it once set up (a reader after its preload);
     // ready() is true on every server once all have.
@@ -59,6 +59,7 @@ class Distribution {
 
   private:
     struct Outgoing;
+    struct Pushing;
     void serve(const std::string& path, int requester);
     void broadcast(const std::string& encoded, uint64_t kind);
     void post_header();
@@ -66,6 +67,7 @@ class Distribution {
     void receive_requests();
     void receive_replies();
     void finish_sends();
+    void finish_pushes();
     void end_when_all_done();
 
     MPI_Comm group_ = MPI_COMM_NULL;      // requests and pull replies
@@ -79,6 +81,7 @@ class Distribution {
     FileReader reader_;
     std::vector<Item> arrived_;
     std::deque<std::unique_ptr<Outgoing>> sends_;
+    std::deque<std::unique_ptr<Pushing>> pushes_;  // a reader's broadcasts, in order
     uint64_t header_[2] = {0, 0};           // kind, encoded size of the next broadcast
     MPI_Request header_request_ = MPI_REQUEST_NULL;
     MPI_Request stop_request_ = MPI_REQUEST_NULL;
