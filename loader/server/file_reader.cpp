@@ -49,13 +49,22 @@ int read_names(int handle, std::unordered_map<std::string, unsigned char>& names
     return error;
 }
 
-// The kernel's idea of the file's size now, without asking the file system.
-off_t known_size(int fd)
+// The attributes the kernel holds for `handle`: those its lookup brought back, or what
+// a later read told it. AT_STATX_DONT_SYNC lets a network or FUSE file system answer
+// from them instead of asking its server again (one operation per item fewer); others
+// answer as fstat does.
+int attributes(int handle, struct stat& st)
 {
     struct statx sx;
-    if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_SIZE, &sx) != 0)
-        return -1;
-    return static_cast<off_t>(sx.stx_size);
+    if (statx(handle, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MODE | STATX_SIZE | STATX_MTIME,
+              &sx) != 0)
+        return errno == ENOSYS ? (fstat(handle, &st) == 0 ? 0 : errno) : errno;
+    st = {};
+    st.st_mode = sx.stx_mode;
+    st.st_size = static_cast<off_t>(sx.stx_size);
+    st.st_mtim.tv_sec = sx.stx_mtime.tv_sec;
+    st.st_mtim.tv_nsec = sx.stx_mtime.tv_nsec;
+    return 0;
 }
 
 // Copies the first `size` bytes of `fd` into `bytes` through a mapping, and returns
@@ -84,25 +93,10 @@ size_t copy_mapped(int fd, size_t size, std::string& bytes)
     // A mapped page past the end reads as zeros: if the file shrank since the lookup
     // (the fault's read told the kernel its new size), what was copied past the new
     // end is not the file's, even when the copy did not stop short.
-    off_t now = known_size(fd);
-    return now < 0 ? 0 : std::min(done, static_cast<size_t>(now));
-}
-
-// The attributes the lookup that made `handle` brought back. AT_STATX_DONT_SYNC lets
-// a network or FUSE file system answer from them instead of asking its server again
-// (one operation per item fewer); others answer as fstat does.
-int attributes(int handle, struct stat& st)
-{
-    struct statx sx;
-    if (statx(handle, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MODE | STATX_SIZE | STATX_MTIME,
-              &sx) != 0)
-        return errno == ENOSYS ? (fstat(handle, &st) == 0 ? 0 : errno) : errno;
-    st = {};
-    st.st_mode = sx.stx_mode;
-    st.st_size = static_cast<off_t>(sx.stx_size);
-    st.st_mtim.tv_sec = sx.stx_mtime.tv_sec;
-    st.st_mtim.tv_nsec = sx.stx_mtime.tv_nsec;
-    return 0;
+    struct stat now;
+    if (attributes(fd, now) != 0)
+        return 0;
+    return std::min(done, static_cast<size_t>(now.st_size));
 }
 
 std::string name_of(const std::string& path)
@@ -114,7 +108,7 @@ std::string name_of(const std::string& path)
 
 // Reopened through /proc/self/fd: the file system sees an open, not another lookup.
 // Exactly the size the lookup reported is copied, through a mapping (copy_mapped);
-// what a mapping could not give is read() from where it stopped, which also reports
+// what a mapping could not give is pread() from where it stopped, which also reports
 // the error of a page that cannot be read. The item is the file as it was when
 // looked up (README: coherence); an empty file is not opened at all.
 int read_regular_file(int handle, size_t size, std::string& bytes)
