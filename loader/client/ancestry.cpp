@@ -37,12 +37,12 @@ bool has_rpath(const link_map *object)
     return rpath;
 }
 
-const Slot *slot_of(const link_map *object)
+// The slot that holds `object`, or the empty one where it would go; nullptr when the
+// probe finds neither (the table is full around its home).
+Slot *probe(const link_map *object)
 {
     for (uint32_t i = home_of(object), tries = 0; tries < kSlots / 2; i = (i + 1) & (kSlots - 1), ++tries) {
-        if (!slots[i].object)
-            return nullptr;
-        if (slots[i].object == object)
+        if (!slots[i].object || slots[i].object == object)
             return &slots[i];
     }
     return nullptr;
@@ -70,18 +70,14 @@ void note_opened(const link_map *object)
 {
     if (!last_requester || last_requester == object)
         return;
-    for (uint32_t i = home_of(object), tries = 0; tries < kSlots / 2; i = (i + 1) & (kSlots - 1), ++tries) {
-        if (!slots[i].object || slots[i].object == object) {
-            slots[i] = {object, nearest_rpath(last_requester)};
-            return;
-        }
-    }
+    if (Slot *slot = probe(object))
+        *slot = {object, nearest_rpath(last_requester)};
 }
 
 const link_map *rpath_loader_of(const link_map *object)
 {
-    const Slot *slot = slot_of(object);
-    return slot ? slot->rpath_loader : nullptr;
+    const Slot *slot = probe(object);
+    return slot && slot->object == object ? slot->rpath_loader : nullptr;
 }
 
 }  // namespace piox_load
