@@ -207,7 +207,7 @@ int Server::wait_ms() const
 {
     constexpr int kIdleWaitMs = 20;
     constexpr int64_t kQuietBeforeIdleMs = 1000;
-    if (quiet_since_ms_ >= 0 && monotonic_ms() - quiet_since_ms_ >= kQuietBeforeIdleMs)
+    if (monotonic_ms() - last_busy_ms_ >= kQuietBeforeIdleMs)
         return kIdleWaitMs;
     return !waiting_.empty() || distribution_.is_reader() ? 1 : 2;
 }
@@ -220,6 +220,7 @@ void Server::run()
         preload();
     distribution_.post_ready();
     bool announced = false;
+    last_busy_ms_ = monotonic_ms();
     while (!distribution_.finished()) {
         if (!announced && distribution_.ready()) {
             announced = true;
@@ -238,7 +239,8 @@ void Server::run()
         std::vector<Item> items = distribution_.progress();
         bool quiet = requests.empty() && items.empty() && closed.empty() && waiting_.empty() &&
                      !distribution_.sending();
-        quiet_since_ms_ = !quiet ? -1 : quiet_since_ms_ >= 0 ? quiet_since_ms_ : monotonic_ms();
+        if (!quiet)
+            last_busy_ms_ = monotonic_ms();
         for (Request& request : requests)
             waiting_.push_back(std::move(request));
         for (Item& item : items)

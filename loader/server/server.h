@@ -58,7 +58,7 @@ class Server {
     // Directories' listings made for opendir, by physical path: <node dir>/listings/<n>.
     std::unordered_map<std::string, std::string> listings_;
     std::deque<Request> waiting_;
-    int64_t quiet_since_ms_ = -1;  // when nothing last happened, or -1 while busy
+    int64_t last_busy_ms_ = 0;  // when a round last had something to do (monotonic)
     int wait_ms() const;
 };
 
