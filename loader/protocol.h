@@ -26,7 +26,8 @@ struct Frame {
 static_assert(sizeof(Frame) == 12, "the frame is packed by construction");
 
 enum Op : uint16_t {
-    // "exe\0LD_LIBRARY_PATH\0": the process's executable (readlink of /proc/self/exe)
+    // "exe\0LD_LIBRARY_PATH\0": the process's executable (readlink of /proc/self/exe, as
+    // the original path when it runs from the mirror: piox-load-exec)
     // and its LD_LIBRARY_PATH as the loader saw it at start-up (possibly empty).
     // Reply kFound, no payload.
     kHello = 1,

@@ -3,6 +3,7 @@
 
 #include "arena.h"
 #include "environment.h"
+#include "paths.h"
 #include "syscalls.h"
 
 namespace piox_load {
@@ -136,9 +137,12 @@ SettingsRead read_settings(Settings *settings, MessageText *cause)
         cause->append("PIOX_LOAD_DIR is too long, or no memory for its paths");
         return SettingsRead::kFailed;
     }
-    settings->executable = read_executable(cause);
-    if (!settings->executable)
+    const char *executable = read_executable(cause);
+    if (!executable)
         return SettingsRead::kFailed;
+    // Started from the node's copy (piox-load-exec), the executable is known by the
+    // path it stands for: the server replays its searches, and $ORIGIN, from there.
+    settings->executable = original_path(executable, settings->mirror_root);
     const char *library_path = environment.find("LD_LIBRARY_PATH");
     settings->library_path = library_path ? library_path : "";
     const char *python_prefixes = environment.find("PIOX_LOAD_PYTHON_PREFIXES");

@@ -23,7 +23,7 @@ struct Settings {
     const char *mirror_root;      // <dir>/<node>/root: the cache, mirroring original paths
     const char *never_existing;   // <dir>/<node>/.enoent: a miss that stays node-local
     const char *listings_root;    // <dir>/<node>/listings: directories' names, for opendir
-    const char *executable;       // readlink /proc/self/exe
+    const char *executable;       // readlink /proc/self/exe, as an original path
     const char *library_path;     // LD_LIBRARY_PATH at start-up, "" when unset
     const char *python_prefixes;  // PIOX_LOAD_PYTHON_PREFIXES, "" when unset
     int timeout_ms;

@@ -1,4 +1,5 @@
-// syscalls.h - the Linux x86-64 system calls the audit client makes, raw.
+// syscalls.h - the Linux x86-64 system calls the audit client (and piox-load-exec)
+// makes, raw.
 //
 // The client links no C library (see audit.cpp), so it calls the kernel itself. Every
 // call returns what the kernel does: the result, or -errno on failure. The structures
@@ -13,7 +14,7 @@ namespace piox_load::sys {
 enum Number : long {
     kRead = 0, kWrite = 1, kClose = 3, kPoll = 7, kMmap = 9, kMremap = 25, kGetpid = 39,
     kSocket = 41, kConnect = 42, kSendto = 44, kRecvfrom = 45, kGetpeername = 52, kGetsockopt = 55, kUname = 63,
-    kSchedYield = 24, kGetcwd = 79, kReadlink = 89, kClockGettime = 228, kOpenat = 257,
+    kSchedYield = 24, kExecve = 59, kGetcwd = 79, kExitGroup = 231, kReadlink = 89, kClockGettime = 228, kOpenat = 257,
 };
 
 constexpr int kEINTR = 4, kEAGAIN = 11, kENOMEM = 12, kEINPROGRESS = 115;
@@ -81,6 +82,15 @@ inline long peer_name(int fd, SockaddrUn *address, unsigned *length)
     return call(kGetpeername, fd, (long)address, (long)length);
 }
 inline long uname(Utsname *name) { return call(kUname, (long)name); }
+inline long execve(const char *path, char *const *argv, char *const *environment)
+{
+    return call(kExecve, (long)path, (long)argv, (long)environment);
+}
+[[noreturn]] inline void exit_group(int status)
+{
+    call(kExitGroup, status);
+    __builtin_unreachable();
+}
 inline long getcwd(char *buffer, size_t bytes) { return call(kGetcwd, (long)buffer, (long)bytes); }
 inline long readlink(const char *path, char *buffer, size_t bytes)
 {

@@ -6,8 +6,8 @@ Every loader case (loader_cases.py) prints exactly what it prints without piox. 
 the storm ends: through the counting FUSE fixture (no kernel cache), a job's
 operations on the shared file system no longer grow with its processes. Each
 library is read once per job (once per reader with --readers), whatever the number
-of processes and nodes, push or pull; what still grows is the kernel's own opening
-of each process's executable at exec, which no auditor sees (NOTES.md §5).
+of processes and nodes, push or pull, and so is the executable: each process starts
+from the node's copy (piox-load-exec, test_loader_exec.py), so no count grows.
 """
 import os
 import shutil
@@ -23,21 +23,23 @@ from test_counting_fs import counts, mount_counting
 PIOX = BUILD / "bin" / "piox"
 AUDIT = BUILD / "loader" / "libpiox_load_audit.so"
 SERVER = BUILD / "loader" / "piox-loadd"
+EXEC = BUILD / "loader" / "piox-load-exec"
 HERE = socket.gethostname()
 
 
-def piox_load(command, env=None, options=(), nodes=None, timeout=300):
-    """`piox load [options] -- command`, with the client and server of this build."""
-    for needed in (PIOX, AUDIT, SERVER):
+def piox_load(command, env=None, options=(), nodes=None, timeout=300, cwd=None):
+    """`piox load [options] -- command`, with the client, server and piox-load-exec of
+    this build."""
+    for needed in (PIOX, AUDIT, SERVER, EXEC):
         if not needed.exists():
             pytest.fail(f"{needed} is missing: run `make` in {BUILD}")
     environment = {**os.environ, "PIOX_LOAD_AUDIT": str(AUDIT), "PIOX_LOAD_SERVER": str(SERVER),
-                   **(env or {})}
+                   "PIOX_LOAD_EXEC": str(EXEC), **(env or {})}
     environment.pop("PIOX_LOAD_NODES", None)
     if nodes:
         environment["PIOX_LOAD_NODES"] = " ".join(nodes)
     return subprocess.run([str(PIOX), "load", *options, "--", *command], capture_output=True,
-                          text=True, timeout=timeout, env=environment)
+                          text=True, timeout=timeout, env=environment, cwd=cwd)
 
 
 def on_nodes(command, nodes, per_node):
@@ -90,18 +92,29 @@ def used(mount, action):
     return done, {op: after[op] - before[op] for op in after}
 
 
-def test_each_library_is_read_once_whatever_the_processes(loader_tree, counted_tree):
-    """The chain's LIBRARIES libraries, 1 then 4 processes on one node: each extra
-    process costs the shared file system its executable only (the kernel's open and
-    lookups at exec), not a search and an open per library."""
+@pytest.mark.parametrize("options", [(), ("--exe-as-is",)])
+def test_each_library_is_read_once_whatever_the_processes(loader_tree, counted_tree, options):
+    """The chain's LIBRARIES libraries at 1, 4 and 8 processes on one node: every
+    count of the shared file system's operations is the same (the libraries are read
+    once, and each process starts from the node's copy of the executable:
+    piox-load-exec). With --exe-as-is each process's exec opens the executable from
+    the file system, and only that grows."""
     case = loader_tree["cases"]["chain"]
     program = case.command(counted_tree)
-    one_done, one = used(counted_tree, lambda: piox_load(program))
-    four_done, four = used(counted_tree, lambda: piox_load(["mpiexec", "-n", "4"] + program))
-    assert one_done.stdout == case.expected and four_done.stdout == case.expected * 4
+    by_processes = {}
+    for processes in (1, 4, 8):
+        done, ops = used(counted_tree, lambda: piox_load(["mpiexec", "-n", str(processes)] + program,
+                                                         options=options))
+        assert done.stdout == case.expected * processes
+        by_processes[processes] = ops
+    one = by_processes[1]
     assert loader_cases.LIBRARIES < one["open"] <= loader_cases.LIBRARIES + 2, one
-    assert four["open"] == one["open"] + 3, (one, four)
-    assert four["getattr"] - one["getattr"] < loader_cases.LIBRARIES, (one, four)
+    for processes, ops in by_processes.items():
+        if not options:
+            assert ops == one, by_processes
+        else:
+            assert ops["open"] == one["open"] + processes - 1, by_processes
+            assert ops["getattr"] - one["getattr"] < loader_cases.LIBRARIES, by_processes
 
 
 def test_the_reader_costs_each_library_a_lookup_an_open_and_a_read(loader_tree, counted_tree):
@@ -126,7 +139,7 @@ def test_nodes_share_what_their_reader_read(loader_tree, counted_tree, options, 
     done, ops = used(counted_tree, lambda: piox_load(on_nodes(case.command(counted_tree), nodes, 2),
                                                      options=options, nodes=nodes))
     assert done.stdout == case.expected * 4
-    library_opens = ops["open"] - 4  # each process's executable, opened by the kernel
+    library_opens = ops["open"] - readers  # the executable, read by each reader as a library is
     assert readers * loader_cases.LIBRARIES <= library_opens <= readers * (loader_cases.LIBRARIES + 1), ops
 
 
@@ -155,14 +168,10 @@ def test_operations_are_the_same_over_1_2_and_4_simulated_nodes(loader_tree, cou
             for nodes in (1, 2, 4)}
     for nodes, (done, ops) in jobs.items():
         assert done.stdout == case.expected * 4, (nodes, done.stdout)
-        library_opens = ops["open"] - 4  # each process's executable, opened by the kernel
+        library_opens = ops["open"] - 1  # the executable, read by the reader as a library is
         assert loader_cases.LIBRARIES <= library_opens <= loader_cases.LIBRARIES + 1, (nodes, ops)
-    # Reads alone may differ by a few: the kernel reads each process's executable at
-    # exec in as many pieces as its readahead makes, which no server sees.
     seen = {nodes: ops for nodes, (_, ops) in jobs.items()}
-    for op in seen[1]:
-        values = [seen[nodes][op] for nodes in (1, 2, 4)]
-        assert max(values) - min(values) <= (4 if op == "read" else 0), (op, seen)
+    assert seen[1] == seen[2] == seen[4], seen
 
 
 @pytest.mark.parametrize("options", [(), ("--pull",)])
@@ -359,9 +368,10 @@ def test_servers_refuse_a_node_count_that_is_not_their_number(tmp_path):
 @pytest.mark.parametrize("name", loader_cases.NAMES)
 def test_each_case_reads_its_files_once_per_job(loader_tree, counted_tree, name):
     """Every case from the counting fixture, 1 then 3 processes: the extra processes
-    cost the file system their executables only (exec's case: the parent's and the
-    child's), so every library each case loads was served, whichever way the loader
-    reached it (run paths, the RPATH chain, $ORIGIN, symlinks, dlopen, a search)."""
+    cost the file system nothing (each starts from the node's copy of its executable),
+    but in exec's case the child's exec, which no auditor sees; so every library each
+    case loads was served, whichever way the loader reached it (run paths, the RPATH
+    chain, $ORIGIN, symlinks, dlopen, a search)."""
     case = loader_tree["cases"][name]
     env = case.environment(counted_tree)
     _, one = used(counted_tree, lambda: piox_load(case.command(counted_tree), env=env))
@@ -369,5 +379,5 @@ def test_each_case_reads_its_files_once_per_job(loader_tree, counted_tree, name)
                                                        env=env))
     assert done.stdout == case.expected * 3 or sorted(done.stdout.splitlines()) == sorted(
         case.expected.splitlines() * 3), done.stdout
-    executables = 2 if name == "exec" else 1
-    assert three["open"] - one["open"] == 2 * executables, (one, three)
+    children = 1 if name == "exec" else 0  # programs the processes exec themselves
+    assert three["open"] - one["open"] == 2 * children, (one, three)
