@@ -21,6 +21,10 @@ using StatAtFunction = int (*)(int, const char *, void *, int);
 using AccessFunction = int (*)(const char *, int);
 using MkdirFunction = int (*)(const char *, unsigned);
 using OpendirFunction = void *(*)(const char *);
+using ReadlinkFunction = long (*)(const char *, char *, size_t);
+using RealpathFunction = char *(*)(const char *, char *);
+using FortifiedRealpathFunction = char *(*)(const char *, char *, size_t);
+using FopenFunction = void *(*)(const char *, const char *);
 
 // libc's own functions, as the loader bound them before we stood in between.
 struct Originals {
@@ -33,6 +37,10 @@ struct Originals {
     AccessFunction access;
     MkdirFunction mkdir;
     OpendirFunction opendir;
+    ReadlinkFunction readlink;
+    RealpathFunction realpath;
+    FortifiedRealpathFunction realpath_chk;
+    FopenFunction fopen64;
 } originals;
 
 // Under one of the ':'-separated prefixes, as a whole path component.
@@ -184,6 +192,78 @@ int mkdir_wrapper(const char *path, unsigned mode)
     return originals.mkdir(is_served(path) ? session.settings().mirror_root : path, mode);
 }
 
+// `length` bytes of a path that libc made from the mirror's copy, as the original's:
+// the mirror root taken off an absolute path inside it (the mirror's symlinks with an
+// absolute target point into the mirror). Returns the new length.
+size_t as_original(char *text, size_t length)
+{
+    const char *root = session.settings().mirror_root;
+    size_t root_length = length_of(root);
+    if (length <= root_length || text[root_length] != '/')
+        return length;
+    for (size_t i = 0; i < root_length; ++i)
+        if (text[i] != root[i])
+            return length;
+    for (size_t i = root_length; i < length; ++i)  // forward: the ranges overlap
+        text[i - root_length] = text[i];
+    return length - root_length;
+}
+
+// A symlink's target as the original has it. libc reads the mirror's copy into a
+// buffer of our own, so that a target made longer by the mirror root is not cut.
+long readlink_wrapper(const char *path, char *buffer, size_t size)
+{
+    PathText scratch;
+    const char *route = routed(path, false, &scratch);
+    if (route == path)
+        return originals.readlink(path, buffer, size);
+    char target[4096];
+    long got = originals.readlink(route, target, sizeof target);
+    if (got < 0)
+        return got;
+    size_t length = as_original(target, size_t(got));
+    length = length < size ? length : size;  // cut as readlink cuts: silently
+    for (size_t i = 0; i < length; ++i)
+        buffer[i] = target[i];
+    return long(length);
+}
+
+// realpath's answer for `path`, which libc was given as `route`: the original's.
+char *original_result(char *result, const char *route, const char *path)
+{
+    if (result && route != path)
+        result[as_original(result, length_of(result))] = '\0';
+    return result;
+}
+
+// Python resolves its main script's directory for sys.path[0] this way: each
+// component's readlink happens inside libc, where no binding sees it.
+char *realpath_wrapper(const char *path, char *resolved)
+{
+    PathText scratch;
+    const char *route = routed(path, true, &scratch);
+    return original_result(originals.realpath(route, resolved), route, path);
+}
+
+// _FORTIFY_SOURCE's realpath (Python's), which checks the size of `resolved`.
+char *realpath_chk_wrapper(const char *path, char *resolved, size_t resolved_size)
+{
+    PathText scratch;
+    const char *route = routed(path, true, &scratch);
+    return original_result(originals.realpath_chk(route, resolved, resolved_size), route, path);
+}
+
+// Reading only (Python's main script): a write, an append or a create is the
+// application's.
+void *fopen64_wrapper(const char *path, const char *mode)
+{
+    bool reading = mode && mode[0] == 'r';
+    for (const char *c = mode; reading && *c; ++c)
+        reading = *c != '+';
+    PathText scratch;
+    return originals.fopen64(reading ? routed(path, true, &scratch) : path, mode);
+}
+
 bool same(const char *a, const char *b)
 {
     while (*a && *a == *b)
@@ -229,7 +309,12 @@ uintptr_t bind_file_function(const char *name, uintptr_t original)
         take(name, "fstatat", original, &originals.fstatat64, &fstatat64_wrapper, &bound) ||
         take(name, "access", original, &originals.access, &access_wrapper, &bound) ||
         take(name, "mkdir", original, &originals.mkdir, &mkdir_wrapper, &bound) ||
-        take(name, "opendir", original, &originals.opendir, &opendir_wrapper, &bound);
+        take(name, "opendir", original, &originals.opendir, &opendir_wrapper, &bound) ||
+        take(name, "readlink", original, &originals.readlink, &readlink_wrapper, &bound) ||
+        take(name, "realpath", original, &originals.realpath, &realpath_wrapper, &bound) ||
+        take(name, "__realpath_chk", original, &originals.realpath_chk, &realpath_chk_wrapper, &bound) ||
+        take(name, "fopen64", original, &originals.fopen64, &fopen64_wrapper, &bound) ||
+        take(name, "fopen", original, &originals.fopen64, &fopen64_wrapper, &bound);
     return bound;
 }
 

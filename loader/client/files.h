@@ -8,8 +8,9 @@
 // path replaced: by the mirror's copy, by a node-local path that does not exist (a
 // module that is not there: ENOENT without asking the file system), or left as it
 // was (outside the prefixes, a write, anything the server does not serve). Only
-// PLT calls are seen (NOTES.md §2.2); calls inside libc itself (fopen, realpath) go
-// to the file system as before. A directory's listing (opendir) comes from a
+// PLT calls are seen (NOTES.md §2.2); calls inside libc itself go to the file
+// system as before, so realpath and fopen, which make them, are wrapped whole, and a
+// readlink's or realpath's answer names the original, not the mirror. A directory's listing (opendir) comes from a
 // node-local directory of empty entries with the original's names and types.
 #pragma once
 

@@ -4,9 +4,8 @@ extension modules, their directories) come from its node's mirror.
 
 A generated package of MODULES source modules and one extension module, imported by
 /usr/bin/python3 from the counting FUSE fixture: the output is stock's; stock's
-opens, lookups and listings grow with the processes, piox's do not. What still
-grows: each process's main script, which Python opens with fopen (inside libc,
-where no binding sees it).
+opens, lookups and listings grow with the processes, piox's do not: every count is
+the same at 1 and 4 processes (the main script too: realpath and fopen are wrapped).
 mpi4py (Debian's, on Open MPI) imports under piox load as it does without.
 """
 import os
@@ -103,16 +102,40 @@ def test_modules_are_read_once_whatever_the_processes(mounted, tmp_path):
             env={"PYTHONDONTWRITEBYTECODE": "1"}))
         assert each_printed_the_sum(done, processes, outputs), done.stdout + done.stderr
         assert done.stderr == ""
-    # The reader's opens, once per job, and each process's of importer.py itself,
-    # which Python opens with fopen (inside libc, where no binding sees it).
-    assert piox[4]["open"] == piox[1]["open"] + 3, piox
-    assert piox[1]["open"] <= MODULES + 4, piox  # each file once (+ __init__, _ext, script)
-    # Each extra process looks up its script (a few lookups), nothing per module or
-    # directory: its listings come from the node too. Stock's looks up each module.
-    extra_lookups = (piox[4]["getattr"] - piox[1]["getattr"]) / 3  # 8 here
+    # The reader's, once per job: each file once (+ __init__, _ext, the script), and
+    # nothing per process, not even the main script (realpath and fopen, wrapped).
+    assert piox[4] == piox[1], piox
+    assert piox[1]["open"] <= MODULES + 4, piox
+    assert piox[1]["opendir"] == 2, piox
     stock_lookups = (stock[4]["getattr"] - stock[1]["getattr"]) / 3  # 538 here
-    assert extra_lookups < MODULES / 2 and stock_lookups > 4 * MODULES, (piox, stock)
-    assert piox[4]["opendir"] == piox[1]["opendir"] == 2, piox  # the reader's, once
+    assert stock_lookups > 4 * MODULES, stock
+
+
+def test_links_and_real_paths_name_the_originals(tmp_path):
+    """Under the prefix, readlink gives the original's target (an absolute one
+    too, which the mirror's copy points inside the mirror), realpath the original
+    path (and ENOENT for a missing one), fopen reads the copy and writes the
+    original."""
+    root = tmp_path / "tree"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "data.txt").write_text("original\n")
+    (root / "absolute").symlink_to(root / "sub" / "data.txt")
+    (root / "relative").symlink_to("sub/data.txt")
+    script = (
+        "import os, sys, ctypes\n"
+        "r = sys.argv[1]\n"
+        "print(os.readlink(r + '/absolute'), os.readlink(r + '/relative'))\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "libc.realpath.restype = ctypes.c_char_p\n"
+        "print(libc.realpath((r + '/absolute').encode(), None).decode())\n"
+        "print(libc.realpath((r + '/missing').encode(), None), ctypes.get_errno())\n"
+        "print(open(r + '/relative').read().strip())\n"
+        "with open(r + '/sub/new.txt', 'w') as f: f.write('written')\n")
+    done = piox_load(["/usr/bin/python3", "-c", script, str(root)], options=["--python-prefix", str(root)])
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert done.stdout.splitlines() == [f"{root}/sub/data.txt sub/data.txt", f"{root}/sub/data.txt",
+                                        "None 2", "original"], done.stdout
+    assert (root / "sub" / "new.txt").read_text() == "written"
 
 
 def test_bytecode_is_not_written_beside_the_sources(package, tmp_path, monkeypatch):
