@@ -121,11 +121,8 @@ long try_candidate(const char *path, char **argv, char **environment)
     const char *program = argv[0];
     if (!*program)
         fail("''", "no such file or directory", 127);
-    for (const char *c = program; *c; ++c) {
-        if (*c == '/') {
-            fail_with(program, try_candidate(program, argv, environment));
-        }
-    }
+    if (contains(program, '/'))
+        fail_with(program, try_candidate(program, argv, environment));
     // execvp's search: each PATH directory in order ("" is the current one); a
     // directory without it, or where it cannot be executed, passes to the next.
     const char *path = find_variable(environment, "PATH");
