@@ -154,9 +154,10 @@ PIOX_AUDIT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t, uintptr_
 {
     *cookie = reinterpret_cast<uintptr_t>(map);  // la_objsearch's requester (NOTES §1.8)
     note_opened(map);
-    // Bindings to libc's file functions, only when Python prefixes are served: with
-    // none, la_symbind64 is never called and costs nothing.
-    if (!files_are_served())
+    // Bindings to libc's file functions, only when Python prefixes are served or the
+    // executable is the mirror's copy: otherwise la_symbind64 is never called and
+    // costs nothing.
+    if (!wrappers_wanted())
         return 0;
     return LA_FLG_BINDFROM | (is_libc(map) ? LA_FLG_BINDTO : 0);
 }

@@ -10,9 +10,10 @@
 // PROGRAM is found as execvp(3) finds it: as given when it has a '/', else in each
 // directory of PATH in turn. Each candidate is asked of the node's server (kMap: any
 // file, not only a shared object), whose listings answer a miss without the file
-// system; a found ELF executable is executed from the mirror. The copy keeps the
-// original's mode, so the kernel's checks (execute permission) are the original's;
-// argv[0] stays as given; a script runs from the file system (is_elf says why). When the session cannot help (no server, a timeout, a
+// system; a found dynamically linked executable is executed from the mirror. The
+// copy keeps the original's mode, so the kernel's checks (execute permission) are the
+// original's; argv[0] stays as given; a static program or a script runs from the file
+// system (is_dynamic_executable says why). When the session cannot help (no server, a timeout, a
 // refusal: session.h), the candidate is executed from the file system, as stock.
 // Exits 127 when PROGRAM is found nowhere and 126 when it cannot be executed, as
 // env(1) does.
@@ -22,6 +23,9 @@
 #include "paths.h"
 #include "session.h"
 #include "syscalls.h"
+
+#include <elf.h>
+#include <string.h>
 
 namespace piox_load {
 
@@ -79,18 +83,35 @@ long execute(const char *path, char **argv, char **environment)
     return sys::execve("/bin/sh", const_cast<char **>(script), environment);
 }
 
-// Whether the file starts as an ELF object does. Only those run from the copy: a
-// script learns its own path ($0, from the kernel's #! handling), and finds its
+// Whether the file is a dynamically linked ELF executable (it has a PT_INTERP within
+// its first page, where linkers put the program headers). Only those run from the
+// copy: in them the client answers readlink of /proc/self/exe with the original's
+// path (files.cpp), which a static program, unaudited, would see as the copy. And a
+// script learns its own path ($0, from the kernel's #! handling) and finds its
 // siblings from it, which the mirror does not hold.
-bool is_elf(const char *path)
+bool is_dynamic_executable(const char *path)
 {
     long fd = sys::open_read_only(path);
     if (fd < 0)
         return false;
-    char magic[4] = {};
-    long got = sys::read(int(fd), magic, sizeof magic);
+    static unsigned char head[4096];
+    long got = sys::read(int(fd), head, sizeof head);
     sys::close(int(fd));
-    return got == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
+    Elf64_Ehdr header;
+    if (got < long(sizeof header))
+        return false;
+    memcpy(&header, head, sizeof header);
+    if (memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64 ||
+        header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phoff > uint64_t(got) ||
+        header.e_phnum > (uint64_t(got) - header.e_phoff) / sizeof(Elf64_Phdr))
+        return false;
+    for (size_t i = 0; i < header.e_phnum; ++i) {
+        Elf64_Phdr program_header;
+        memcpy(&program_header, head + header.e_phoff + i * sizeof program_header, sizeof program_header);
+        if (program_header.p_type == PT_INTERP)
+            return true;
+    }
+    return false;
 }
 
 // Runs the candidate (an original path) from its node-local copy when the server has
@@ -104,7 +125,7 @@ long try_candidate(const char *path, char **argv, char **environment)
             return execute(path, argv, environment);
         switch (session.map(candidate.c_str(), true, &copy)) {
         case Answer::kFound:
-            if (is_elf(copy.c_str()))
+            if (is_dynamic_executable(copy.c_str()))
                 return execute(copy.c_str(), argv, environment);
             break;
         case Answer::kMissing:

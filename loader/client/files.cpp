@@ -3,6 +3,7 @@
 
 #include "paths.h"
 #include "session.h"
+#include "syscalls.h"
 
 #include <fcntl.h>
 #include <stdarg.h>
@@ -192,6 +193,27 @@ int mkdir_wrapper(const char *path, unsigned mode)
     return originals.mkdir(is_served(path) ? session.settings().mirror_root : path, mode);
 }
 
+bool same(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        ++a, ++b;
+    return *a == *b;
+}
+
+// Whether libc's answer for `path` (given to it as `route`) is told as the
+// original's: `path` was routed to the mirror, or it is /proc/self/exe in a process
+// started from the node's copy of its executable (piox-load-exec).
+bool told_as_original(const char *path, const char *route)
+{
+    if (route != path)
+        return true;
+    if (!path || !session.settings().executable_is_copy || !starts_with(path, "/proc/"))
+        return false;
+    PathText own;  // /proc/<pid>/exe, as Python's os.path.realpath reaches it
+    own.append("/proc/").append_decimal(uint64_t(sys::getpid())).append("/exe");
+    return same(path, "/proc/self/exe") || same(path, "/proc/thread-self/exe") || same(path, own.c_str());
+}
+
 // `length` bytes of a path that libc made from the mirror's copy, as the original's:
 // the mirror root taken off an absolute path inside it (the mirror's symlinks with an
 // absolute target point into the mirror). Returns the new length.
@@ -215,7 +237,7 @@ long readlink_wrapper(const char *path, char *buffer, size_t size)
 {
     PathText scratch;
     const char *route = routed(path, false, &scratch);
-    if (route == path)
+    if (!told_as_original(path, route))
         return originals.readlink(path, buffer, size);
     char target[4096];
     long got = originals.readlink(route, target, sizeof target);
@@ -231,7 +253,7 @@ long readlink_wrapper(const char *path, char *buffer, size_t size)
 // realpath's answer for `path`, which libc was given as `route`: the original's.
 char *original_result(char *result, const char *route, const char *path)
 {
-    if (result && route != path)
+    if (result && told_as_original(path, route))
         result[as_original(result, length_of(result))] = '\0';
     return result;
 }
@@ -264,13 +286,6 @@ void *fopen64_wrapper(const char *path, const char *mode)
     return originals.fopen64(reading ? routed(path, true, &scratch) : path, mode);
 }
 
-bool same(const char *a, const char *b)
-{
-    while (*a && *a == *b)
-        ++a, ++b;
-    return *a == *b;
-}
-
 // name, where its original goes, its wrapper
 template <typename Function>
 bool take(const char *name, const char *wanted, uintptr_t original, Function *slot, Function wrapper,
@@ -285,9 +300,9 @@ bool take(const char *name, const char *wanted, uintptr_t original, Function *sl
 
 }  // namespace
 
-bool files_are_served()
+bool wrappers_wanted()
 {
-    return session.active() && *session.settings().python_prefixes;
+    return session.active() && (*session.settings().python_prefixes || session.settings().executable_is_copy);
 }
 
 uintptr_t bind_file_function(const char *name, uintptr_t original)

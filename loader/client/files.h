@@ -10,7 +10,8 @@
 // was (outside the prefixes, a write, anything the server does not serve). Only
 // PLT calls are seen (NOTES.md §2.2); calls inside libc itself go to the file
 // system as before, so realpath and fopen, which make them, are wrapped whole, and a
-// readlink's or realpath's answer names the original, not the mirror. A directory's listing (opendir) comes from a
+// readlink's or realpath's answer names the original, not the mirror. So does their
+// answer for /proc/self/exe in a process started from the node's copy. A directory's listing (opendir) comes from a
 // node-local directory of empty entries with the original's names and types.
 #pragma once
 
@@ -18,8 +19,10 @@
 
 namespace piox_load {
 
-// Whether any prefix is configured: without, the client asks for no bindings at all.
-bool files_are_served();
+// Whether the client binds wrappers at all: a prefix is configured, or the process
+// runs the mirror's copy of its executable (whose /proc/self/exe readlink answers
+// with the original's path). Otherwise the client asks for no bindings.
+bool wrappers_wanted();
 // The address to bind for libc's `name`, defined at `original`: a wrapper, or
 // `original` itself.
 uintptr_t bind_file_function(const char *name, uintptr_t original);

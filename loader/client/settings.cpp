@@ -143,6 +143,7 @@ SettingsRead read_settings(Settings *settings, MessageText *cause)
     // Started from the node's copy (piox-load-exec), the executable is known by the
     // path it stands for: the server replays its searches, and $ORIGIN, from there.
     settings->executable = original_path(executable, settings->mirror_root);
+    settings->executable_is_copy = settings->executable != executable;
     const char *library_path = environment.find("LD_LIBRARY_PATH");
     settings->library_path = library_path ? library_path : "";
     const char *python_prefixes = environment.find("PIOX_LOAD_PYTHON_PREFIXES");

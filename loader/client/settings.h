@@ -24,6 +24,7 @@ struct Settings {
     const char *never_existing;   // <dir>/<node>/.enoent: a miss that stays node-local
     const char *listings_root;    // <dir>/<node>/listings: directories' names, for opendir
     const char *executable;       // readlink /proc/self/exe, as an original path
+    bool executable_is_copy;      // the process runs the mirror's copy (piox-load-exec)
     const char *library_path;     // LD_LIBRARY_PATH at start-up, "" when unset
     const char *python_prefixes;  // PIOX_LOAD_PYTHON_PREFIXES, "" when unset
     int timeout_ms;

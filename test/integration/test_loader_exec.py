@@ -15,8 +15,9 @@ SHOW_SELF = 'readlink /proc/$$/exe; tr "\\0" " " </proc/$$/cmdline; echo'
 
 
 def test_the_program_runs_from_the_nodes_copy_with_its_own_argv0(tmp_path):
-    """The process's executable is the mirror's copy of dash (/bin/sh); argv[0] is the
-    name it was given. With --exe-as-is, the file system's."""
+    """The process's executable is the mirror's copy of dash (/bin/sh), as another
+    process sees it (/proc/<pid>/exe, read by readlink(1)); argv[0] is the name it was
+    given. With --exe-as-is, the file system's."""
     base = {"PIOX_LOAD_BASE": str(tmp_path)}
     done = piox_load(["sh", "-c", SHOW_SELF], env=base)
     assert done.returncode == 0 and done.stderr == "", done.stderr
@@ -26,6 +27,46 @@ def test_the_program_runs_from_the_nodes_copy_with_its_own_argv0(tmp_path):
     stock = piox_load(["sh", "-c", SHOW_SELF], env=base, options=["--exe-as-is"])
     assert stock.stdout.splitlines() == ["/usr/bin/dash", argv], stock.stdout
     assert not list(tmp_path.iterdir()), "piox load left its directory behind"
+
+
+SELF_EXE = r"""
+#include <stdio.h>
+#include <unistd.h>
+int main(void)
+{
+    char target[4096];
+    ssize_t n = readlink("/proc/self/exe", target, sizeof target);
+    printf("%.*s\n", (int)(n < 0 ? 0 : n), target);
+    return n < 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def self_exe(tmp_path_factory):
+    """A program that prints readlink("/proc/self/exe"), built dynamic and static."""
+    where = tmp_path_factory.mktemp("self-exe")
+    (where / "self_exe.c").write_text(SELF_EXE)
+    for kind, flags in (("dynamic", []), ("static", ["-static"])):
+        subprocess.run(["gcc", "-O1", *flags, "-o", str(where / kind), str(where / "self_exe.c")],
+                       check=True, timeout=120)
+    return where
+
+
+def test_a_program_reads_its_own_path_as_the_original(self_exe):
+    """Started from the copy, a dynamically linked program that reads /proc/self/exe
+    (readlink, and realpath as Python's os.path.realpath walks it, through
+    /proc/<pid>/exe) is told the original's path. A static one, which no auditor
+    can answer for, is not moved at all: it runs from the file system."""
+    script = "import os; print(os.readlink('/proc/self/exe')); print(os.path.realpath('/proc/self/exe'))"
+    python = os.path.realpath("/usr/bin/python3")
+    cases = [([str(self_exe / "dynamic")], f"{self_exe / 'dynamic'}\n"),
+             ([str(self_exe / "static")], f"{self_exe / 'static'}\n"),
+             (["readlink", "/proc/self/exe"], "/usr/bin/readlink\n"),
+             (["/usr/bin/python3", "-c", script], f"{python}\n{python}\n")]
+    for command, expected in cases:
+        done = piox_load(command)
+        assert (done.returncode, done.stdout, done.stderr) == (0, expected, ""), (command, done)
 
 
 @pytest.fixture
