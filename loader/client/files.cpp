@@ -23,6 +23,7 @@ using AccessFunction = int (*)(const char *, int);
 using MkdirFunction = int (*)(const char *, unsigned);
 using OpendirFunction = void *(*)(const char *);
 using ReadlinkFunction = long (*)(const char *, char *, size_t);
+using ReadlinkAtFunction = long (*)(int, const char *, char *, size_t);
 using RealpathFunction = char *(*)(const char *, char *);
 using FortifiedRealpathFunction = char *(*)(const char *, char *, size_t);
 using FopenFunction = void *(*)(const char *, const char *);
@@ -39,6 +40,7 @@ struct Originals {
     MkdirFunction mkdir;
     OpendirFunction opendir;
     ReadlinkFunction readlink;
+    ReadlinkAtFunction readlinkat;
     RealpathFunction realpath;
     FortifiedRealpathFunction realpath_chk;
     FopenFunction fopen64;
@@ -231,16 +233,18 @@ size_t as_original(char *text, size_t length)
     return length - root_length;
 }
 
-// A symlink's target as the original has it. libc reads the mirror's copy into a
+// A symlink's target as the original has it: `read_link(name, buffer, size)` is
+// libc's readlink, or its readlinkat from `dir`. libc reads the mirror's copy into a
 // buffer of our own, so that a target made longer by the mirror root is not cut.
-long readlink_wrapper(const char *path, char *buffer, size_t size)
+template <typename ReadLink>
+long link_as_original(const char *path, bool from_cwd, char *buffer, size_t size, ReadLink read_link)
 {
     PathText scratch;
-    const char *route = routed(path, false, &scratch);
-    if (!told_as_original(path, route))
-        return originals.readlink(path, buffer, size);
+    const char *route = from_cwd ? routed(path, false, &scratch) : path;
+    if (!from_cwd || !told_as_original(path, route))
+        return read_link(path, buffer, size);
     char target[4096];
-    long got = originals.readlink(route, target, sizeof target);
+    long got = read_link(route, target, sizeof target);
     if (got < 0)
         return got;
     size_t length = as_original(target, size_t(got));
@@ -248,6 +252,21 @@ long readlink_wrapper(const char *path, char *buffer, size_t size)
     for (size_t i = 0; i < length; ++i)
         buffer[i] = target[i];
     return long(length);
+}
+
+long readlink_wrapper(const char *path, char *buffer, size_t size)
+{
+    return link_as_original(path, true, buffer, size, [](const char *name, char *into, size_t bytes) {
+        return originals.readlink(name, into, bytes);
+    });
+}
+
+long readlinkat_wrapper(int dir, const char *path, char *buffer, size_t size)
+{
+    bool from_cwd = dir == AT_FDCWD || (path && path[0] == '/');
+    return link_as_original(path, from_cwd, buffer, size, [dir](const char *name, char *into, size_t bytes) {
+        return originals.readlinkat(dir, name, into, bytes);
+    });
 }
 
 // realpath's answer for `path`, which libc was given as `route`: the original's.
@@ -326,6 +345,7 @@ uintptr_t bind_file_function(const char *name, uintptr_t original)
         take(name, "mkdir", original, &originals.mkdir, &mkdir_wrapper, &bound) ||
         take(name, "opendir", original, &originals.opendir, &opendir_wrapper, &bound) ||
         take(name, "readlink", original, &originals.readlink, &readlink_wrapper, &bound) ||
+        take(name, "readlinkat", original, &originals.readlinkat, &readlinkat_wrapper, &bound) ||
         take(name, "realpath", original, &originals.realpath, &realpath_wrapper, &bound) ||
         take(name, "__realpath_chk", original, &originals.realpath_chk, &realpath_chk_wrapper, &bound) ||
         take(name, "fopen64", original, &originals.fopen64, &fopen64_wrapper, &bound) ||
