@@ -6,6 +6,7 @@
 #include "syscalls.h"
 
 #include <fcntl.h>
+#include <string.h>
 #include <stdarg.h>
 
 namespace piox_load {
@@ -216,21 +217,16 @@ bool told_as_original(const char *path, const char *route)
     return same(path, "/proc/self/exe") || same(path, "/proc/thread-self/exe") || same(path, own.c_str());
 }
 
-// `length` bytes of a path that libc made from the mirror's copy, as the original's:
-// the mirror root taken off an absolute path inside it (the mirror's symlinks with an
-// absolute target point into the mirror). Returns the new length.
-size_t as_original(char *text, size_t length)
+// A path that libc made from the mirror's copy, as the original's, in place: the
+// mirror root taken off (original_path; the mirror's symlinks with an absolute target
+// point into the mirror). Returns its new length.
+size_t to_original(char *text)
 {
-    const char *root = session.settings().mirror_root;
-    size_t root_length = length_of(root);
-    if (length <= root_length || text[root_length] != '/')
-        return length;
-    for (size_t i = 0; i < root_length; ++i)
-        if (text[i] != root[i])
-            return length;
-    for (size_t i = root_length; i < length; ++i)  // forward: the ranges overlap
-        text[i - root_length] = text[i];
-    return length - root_length;
+    const char *original = original_path(text, session.settings().mirror_root);
+    size_t length = length_of(original);
+    if (original != text)
+        memmove(text, original, length + 1);
+    return length;
 }
 
 // A symlink's target as the original has it: `read_link(name, buffer, size)` is
@@ -244,10 +240,11 @@ long link_as_original(const char *path, bool from_cwd, char *buffer, size_t size
     if (!from_cwd || !told_as_original(path, route))
         return read_link(path, buffer, size);
     char target[4096];
-    long got = read_link(route, target, sizeof target);
+    long got = read_link(route, target, sizeof target - 1);
     if (got < 0)
         return got;
-    size_t length = as_original(target, size_t(got));
+    target[got] = '\0';
+    size_t length = to_original(target);
     length = length < size ? length : size;  // cut as readlink cuts: silently
     for (size_t i = 0; i < length; ++i)
         buffer[i] = target[i];
@@ -273,7 +270,7 @@ long readlinkat_wrapper(int dir, const char *path, char *buffer, size_t size)
 char *original_result(char *result, const char *route, const char *path)
 {
     if (result && told_as_original(path, route))
-        result[as_original(result, length_of(result))] = '\0';
+        to_original(result);
     return result;
 }
 
