@@ -7,6 +7,8 @@
 
 #include "syscalls.h"
 
+#include <string.h>
+
 namespace piox_load {
 
 namespace {
@@ -96,12 +98,7 @@ bool Connection::still_ours() const
     unsigned length = sizeof peer;
     if (sys::peer_name(fd_, &peer, &length) != 0 || length != peer_length_)
         return false;  // closed, or now a file, a pipe or another kind of socket
-    const char *now = reinterpret_cast<const char *>(&peer);
-    const char *then = reinterpret_cast<const char *>(&peer_);
-    for (unsigned i = 0; i < length; i++)
-        if (now[i] != then[i])
-            return false;
-    return true;
+    return memcmp(&peer, &peer_, length) == 0;
 }
 
 bool Connection::exchange(Op op, const char *payload, size_t length, Reply *reply)
