@@ -31,9 +31,6 @@ namespace piox_load {
 
 namespace {
 
-constexpr int kENOENT = 2, kEACCES = 13, kENOEXEC = 8, kENOTDIR = 20, kENODEV = 19, kETIMEDOUT = 110,
-              kESTALE = 116;
-
 Session session;
 PathText candidate;  // the original path being tried
 PathText copy;       // its mirror path, when served
@@ -49,9 +46,9 @@ PathText copy;       // its mirror path, when served
 // What a failed exec of PROGRAM tells its user, and the exit status, as env(1) has it.
 [[noreturn]] void fail_with(const char *program, long error)
 {
-    if (error == -kENOENT)
+    if (error == -sys::kENOENT)
         fail(program, "no such file or directory", 127);
-    fail(program, error == -kEACCES ? "permission denied" : "cannot execute", 126);
+    fail(program, error == -sys::kEACCES ? "permission denied" : "cannot execute", 126);
 }
 
 const char *find_variable(char **environment, const char *name)
@@ -68,7 +65,7 @@ const char *find_variable(char **environment, const char *name)
 long execute(const char *path, char **argv, char **environment)
 {
     long error = sys::execve(path, argv, environment);
-    if (error != -kENOEXEC)
+    if (error != -sys::kENOEXEC)
         return error;
     static const char *script[4096];
     size_t count = 0;
@@ -129,7 +126,7 @@ long try_candidate(const char *path, char **argv, char **environment)
                 return execute(copy.c_str(), argv, environment);
             break;
         case Answer::kMissing:
-            return -kENOENT;
+            return -sys::kENOENT;
         case Answer::kPassThrough:
             break;
         }
@@ -161,10 +158,10 @@ long try_candidate(const char *path, char **argv, char **environment)
         joined.append(program);
         if (!joined.overflowed()) {
             long error = try_candidate(joined.c_str(), argv, environment);
-            if (error == -kEACCES)
+            if (error == -sys::kEACCES)
                 denied = true;
-            else if (error != -kENOENT && error != -kENOTDIR && error != -kESTALE && error != -kENODEV &&
-                     error != -kETIMEDOUT)
+            else if (error != -sys::kENOENT && error != -sys::kENOTDIR && error != -sys::kESTALE && error != -sys::kENODEV &&
+                     error != -sys::kETIMEDOUT)
                 fail_with(program, error);
         }
         if (!*end)

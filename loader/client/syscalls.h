@@ -17,7 +17,8 @@ enum Number : long {
     kSchedYield = 24, kExecve = 59, kGetcwd = 79, kExitGroup = 231, kReadlink = 89, kClockGettime = 228, kOpenat = 257,
 };
 
-constexpr int kEINTR = 4, kEAGAIN = 11, kENOMEM = 12, kEINPROGRESS = 115;
+constexpr int kENOENT = 2, kEINTR = 4, kENOEXEC = 8, kEAGAIN = 11, kENOMEM = 12, kEACCES = 13, kENODEV = 19,
+              kENOTDIR = 20, kETIMEDOUT = 110, kEINPROGRESS = 115, kESTALE = 116;
 constexpr int kAtCwd = -100, kOpenReadOnly = 0, kOpenCloseOnExec = 02000000;
 constexpr int kAfUnix = 1, kSockStream = 1, kSockNonBlock = 04000, kSockCloseOnExec = 02000000;
 constexpr int kSolSocket = 1, kSoError = 4, kMsgNoSignal = 0x4000;
