@@ -160,8 +160,8 @@ long try_candidate(const char *path, char **argv, char **environment)
             long error = try_candidate(joined.c_str(), argv, environment);
             if (error == -sys::kEACCES)
                 denied = true;
-            else if (error != -sys::kENOENT && error != -sys::kENOTDIR && error != -sys::kESTALE && error != -sys::kENODEV &&
-                     error != -sys::kETIMEDOUT)
+            else if (error != -sys::kENOENT && error != -sys::kENOTDIR && error != -sys::kESTALE &&
+                     error != -sys::kENODEV && error != -sys::kETIMEDOUT)
                 fail_with(program, error);
         }
         if (!*end)
