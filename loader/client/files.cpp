@@ -324,8 +324,17 @@ bool wrappers_wanted()
 uintptr_t bind_file_function(const char *name, uintptr_t original)
 {
     uintptr_t bound = original;
-    // stat64 and stat are one function since glibc 2.33, and so on: each alias
-    // binds the same wrapper.
+    // What names a link or a real path is bound in every process that binds at all
+    // (one started from its node's copy answers for /proc/self/exe); the rest only
+    // under Python prefixes, since each call through a wrapper costs its scratch paths
+    // (about 100-250 ns a stat). stat64 and stat are one function since glibc 2.33,
+    // and so on: each alias binds the same wrapper.
+    bool links = take(name, "readlink", original, &originals.readlink, &readlink_wrapper, &bound) ||
+                 take(name, "readlinkat", original, &originals.readlinkat, &readlinkat_wrapper, &bound) ||
+                 take(name, "realpath", original, &originals.realpath, &realpath_wrapper, &bound) ||
+                 take(name, "__realpath_chk", original, &originals.realpath_chk, &realpath_chk_wrapper, &bound);
+    if (links || !*session.settings().python_prefixes)
+        return bound;
     take(name, "open64", original, &originals.open64, &open64_wrapper, &bound) ||
         take(name, "open", original, &originals.open64, &open64_wrapper, &bound) ||
         take(name, "openat64", original, &originals.openat64, &openat64_wrapper, &bound) ||
@@ -341,10 +350,6 @@ uintptr_t bind_file_function(const char *name, uintptr_t original)
         take(name, "access", original, &originals.access, &access_wrapper, &bound) ||
         take(name, "mkdir", original, &originals.mkdir, &mkdir_wrapper, &bound) ||
         take(name, "opendir", original, &originals.opendir, &opendir_wrapper, &bound) ||
-        take(name, "readlink", original, &originals.readlink, &readlink_wrapper, &bound) ||
-        take(name, "readlinkat", original, &originals.readlinkat, &readlinkat_wrapper, &bound) ||
-        take(name, "realpath", original, &originals.realpath, &realpath_wrapper, &bound) ||
-        take(name, "__realpath_chk", original, &originals.realpath_chk, &realpath_chk_wrapper, &bound) ||
         take(name, "fopen64", original, &originals.fopen64, &fopen64_wrapper, &bound) ||
         take(name, "fopen", original, &originals.fopen64, &fopen64_wrapper, &bound);
     return bound;
