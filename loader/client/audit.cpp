@@ -11,7 +11,9 @@
 #include "ancestry.h"
 #include "files.h"
 #include "paths.h"
+#include "programs.h"
 #include "session.h"
+#include "symbols.h"
 
 #include <link.h>
 #include <stdint.h>
@@ -154,18 +156,22 @@ PIOX_AUDIT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t, uintptr_
 {
     *cookie = reinterpret_cast<uintptr_t>(map);  // la_objsearch's requester (NOTES §1.8)
     note_opened(map);
-    // Bindings to libc's file functions, only when Python prefixes are served or the
-    // executable is the mirror's copy: otherwise la_symbind64 is never called and
-    // costs nothing.
-    if (!wrappers_wanted())
+    bool libc = is_libc(map);
+    if (libc)
+        note_libc(map);
+    // Bindings to libc's functions, only when wrappers are wanted (files.h,
+    // programs.h): otherwise la_symbind64 is never called and costs nothing.
+    if (!wrappers_wanted() && !programs_relocated())
         return 0;
-    return LA_FLG_BINDFROM | (is_libc(map) ? LA_FLG_BINDTO : 0);
+    return LA_FLG_BINDFROM | (libc ? LA_FLG_BINDTO : 0);
 }
 
 PIOX_AUDIT_EXPORT uintptr_t la_symbind64(Elf64_Sym *symbol, unsigned int, uintptr_t *, uintptr_t *,
                                          unsigned int *, const char *name)
 {
-    return bind_file_function(name, symbol->st_value);
+    uintptr_t original = symbol->st_value;
+    uintptr_t program_function = bind_program_function(name, original);
+    return program_function != original ? program_function : bind_file_function(name, original);
 }
 
 // Never returns NULL: the loader would lose the library's name or, for a candidate,

@@ -61,6 +61,8 @@ bool Environment::read()
 
 const char *Environment::find(const char *name) const
 {
+    if (array_)
+        return value_in(array_, name);
     size_t name_length = length_of(name);
     for (size_t at = 0; at < size_;) {
         const char *entry = entries_ + at;
@@ -72,6 +74,15 @@ const char *Environment::find(const char *name) const
             ++at;
         ++at;
     }
+    return nullptr;
+}
+
+const char *value_in(char *const *environment, const char *name)
+{
+    size_t length = length_of(name);
+    for (char *const *entry = environment; *entry; ++entry)
+        if (starts_with(*entry, name) && (*entry)[length] == '=')
+            return *entry + length + 1;
     return nullptr;
 }
 

@@ -12,12 +12,19 @@ class Environment {
 public:
     // Reads /proc/self/environ; false when it cannot (no /proc, no memory).
     bool read();
+    // An environment array's instead (execve's): it must outlive this object.
+    constexpr explicit Environment(char *const *array = nullptr) : array_(array) {}
     // The value of `name`, or nullptr when it is not set.
     const char *find(const char *name) const;
 
 private:
+    char *const *array_;
     const char *entries_ = nullptr;  // "NAME=value\0" ..., kept for the process's life
     size_t size_ = 0;
 };
+
+// The value of `name` in an environment array (execve's, or the initial stack's), or
+// nullptr when it is not set.
+const char *value_in(char *const *environment, const char *name);
 
 }  // namespace piox_load

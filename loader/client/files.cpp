@@ -196,13 +196,6 @@ int mkdir_wrapper(const char *path, unsigned mode)
     return originals.mkdir(is_served(path) ? session.settings().mirror_root : path, mode);
 }
 
-bool same(const char *a, const char *b)
-{
-    while (*a && *a == *b)
-        ++a, ++b;
-    return *a == *b;
-}
-
 // Whether libc's answer for `path` (given to it as `route`) is told as the
 // original's: `path` was routed to the mirror, or it is /proc/self/exe in a process
 // started from the node's copy of its executable (piox-load-exec).

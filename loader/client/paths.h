@@ -26,4 +26,30 @@ Expansion expand_origin(const char *name, const char *origin, PathText *out);
 // when that is needed and cannot be had.
 bool append_absolute(const char *path, PathText *out);
 
+// glibc's search path for execvp when PATH is unset.
+constexpr const char *kDefaultSearchPath = "/bin:/usr/bin";
+
+// execvp's candidates for `file` in `search_path` (':'-separated; an empty entry is
+// the current directory), in order: visit(candidate) for each until it returns
+// true. Returns whether one did. A candidate too long for a path is passed over.
+template <typename Visit>
+bool visit_search_path(const char *search_path, const char *file, Visit visit)
+{
+    PathText candidate;
+    for (const char *start = search_path;; ++start) {
+        const char *end = start;
+        while (*end && *end != ':')
+            ++end;
+        candidate.clear();
+        if (end != start)
+            candidate.append(start, size_t(end - start)).append('/');
+        candidate.append(file);
+        if (!candidate.overflowed() && visit(candidate.c_str()))
+            return true;
+        if (!*end)
+            return false;
+        start = end;
+    }
+}
+
 }  // namespace piox_load

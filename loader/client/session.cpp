@@ -5,6 +5,8 @@
 #include "arena.h"
 #include "syscalls.h"
 
+#include <new>
+
 namespace piox_load {
 
 namespace {
@@ -113,6 +115,21 @@ Answer Session::list(const char *path, PathText *listing)
     return ask_for_path(kList, path, settings_.listings_root, listing);
 }
 
+namespace {
+
+// A kFound reply that names one path under `root`, into *answer.
+bool take_path(const Reply &reply, const char *root, PathText *answer)
+{
+    bool one_string = reply.length > 0 && length_of(reply.payload) + 1 == reply.length;
+    if (!one_string || !starts_with(reply.payload, root))
+        return false;
+    answer->clear();
+    answer->append(reply.payload, reply.length - 1);
+    return true;
+}
+
+}  // namespace
+
 // The request in payload_, whose kFound reply must name one path under `root`.
 Answer Session::ask_for_path(Op op, const char *path, const char *root, PathText *answer)
 {
@@ -127,17 +144,50 @@ Answer Session::ask_for_path(Op op, const char *path, const char *root, PathText
         return Answer::kMissing;
     if (reply.status != kFound)
         return Answer::kPassThrough;  // this call only: the server does not serve it
-    bool one_string = reply.length > 0 && length_of(reply.payload) + 1 == reply.length;
-    if (!one_string || !starts_with(reply.payload, root)) {
+    if (!take_path(reply, root, answer)) {
         MessageText cause;
         cause.append("the server at ").append(settings_.socket_path).append(" answered ")
             .append(op_name(op)).append(' ').append(path).append(" with a bad reply");
         give_up(cause.c_str());
         return Answer::kPassThrough;
     }
-    answer->clear();
-    answer->append(reply.payload, reply.length - 1);
     return answer->overflowed() ? Answer::kPassThrough : Answer::kFound;
+}
+
+Answer Session::map_alone(const char *path, PathText *mirror) const
+{
+    if (!active_)
+        return Answer::kPassThrough;
+    // The connection's reply buffer (64 KiB) is more than a thread's or a vfork
+    // child's stack should be asked for: it lives in a mapping of its own.
+    struct Alone {
+        Connection connection;
+        PayloadText payload;
+    };
+    long address = sys::map_anonymous(sizeof(Alone));
+    if (sys::mapping_failed(address))
+        return Answer::kPassThrough;
+    Alone *alone = new (reinterpret_cast<void *>(address)) Alone;
+    Answer answer = Answer::kPassThrough;
+    Reply reply{};
+    PayloadText &payload = alone->payload;
+    payload.append_field(settings_.executable).append_field(settings_.library_path);
+    if (!payload.overflowed() && alone->connection.open(settings_.socket_path, settings_.timeout_ms) &&
+        alone->connection.exchange(kHello, payload.c_str(), payload.size(), &reply) && reply.status == kFound) {
+        payload.clear();
+        payload.append_field(path).append_field("1");
+        if (!payload.overflowed() && alone->connection.exchange(kMap, payload.c_str(), payload.size(), &reply)) {
+            if (reply.status == kMissing)
+                answer = Answer::kMissing;
+            else if (reply.status == kFound && take_path(reply, settings_.mirror_root, mirror) &&
+                     !mirror->overflowed())
+                answer = Answer::kFound;
+        }
+    }
+    alone->connection.close();
+    alone->~Alone();
+    sys::unmap(alone, sizeof(Alone));
+    return answer;
 }
 
 // Before the request is built: a reconnection's hello reuses payload_.

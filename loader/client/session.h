@@ -48,6 +48,11 @@ public:
     // kFound with the mirror's copy in *mirror, kMissing (ENOENT), or kPassThrough:
     // this one call goes to the file system, and the session goes on.
     Answer map(const char *path, bool follow, PathText *mirror);
+    // map(path, follow = true) on a connection of this call's own, opened and closed
+    // here, that leaves the session as it is: the exec wrappers may run in a vfork
+    // child, which shares this session (its connection included) with its parent.
+    // Silent: a server that does not answer ends nothing; the caller runs as stock.
+    Answer map_alone(const char *path, PathText *mirror) const;
     // A directory under the Python prefixes that the application lists: kFound with
     // a node-local directory of its names in *listing; else as map().
     Answer list(const char *path, PathText *listing);

@@ -51,14 +51,15 @@ int64_t parse_count(const char *text)
 // This process's rank and the job's size, as its launcher exported them (Hydra's
 // PMI, Open MPI, Slurm): the loader runs long before MPI_Init, so nothing else
 // knows. A process with none of them (a singleton) is rank 0 of 1.
+constexpr const char *kRankPairs[][2] = {
+    {"PMI_RANK", "PMI_SIZE"},
+    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+    {"SLURM_PROCID", "SLURM_NTASKS"},
+};
+
 void launcher_rank(const Environment &environment, int64_t *rank, int64_t *size)
 {
-    static const char *const kPairs[][2] = {
-        {"PMI_RANK", "PMI_SIZE"},
-        {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
-        {"SLURM_PROCID", "SLURM_NTASKS"},
-    };
-    for (const auto &pair : kPairs) {
+    for (const auto &pair : kRankPairs) {
         int64_t r = parse_count(environment.find(pair[0]));
         int64_t s = parse_count(environment.find(pair[1]));
         if (r >= 0 && s > r) {
@@ -86,7 +87,42 @@ bool simulated_node(const Environment &environment, PathText *name)
     return true;
 }
 
+// The environment the process started with (read once, in read_settings).
+Environment startup;
+
+// The node whose server a process with `environment` uses, into *name: its simulated
+// node, else PIOX_HOSTNAME, else the kernel's node name.
+bool node_of(const Environment &environment, PathText *name)
+{
+    if (simulated_node(environment, name))
+        return true;
+    const char *node = environment.find("PIOX_HOSTNAME");
+    sys::Utsname uname_result;
+    if (!node || !*node)
+        node = kernel_node_name(&uname_result);
+    if (!node)
+        return false;
+    name->append(node);
+    return !name->overflowed();
+}
+
+// Both unset, or both set alike.
+bool same_value(const char *a, const char *b) { return a && b ? same(a, b) : a == b; }
+
 }  // namespace
+
+bool same_client_in(char *const *environment)
+{
+    if (!environment)
+        return false;
+    Environment child(environment);
+    static const char *const kDeciding[] = {"LD_AUDIT", "PIOX_LOAD_DIR"};
+    for (const char *name : kDeciding)
+        if (!same_value(child.find(name), startup.find(name)))
+            return false;
+    PathText child_node, own_node;
+    return node_of(child, &child_node) && node_of(startup, &own_node) && same(child_node.c_str(), own_node.c_str());
+}
 
 int parse_timeout_ms(const char *seconds, int fallback)
 {
@@ -111,23 +147,19 @@ int parse_timeout_ms(const char *seconds, int fallback)
 
 SettingsRead read_settings(Settings *settings, MessageText *cause)
 {
-    static Environment environment;
+    Environment &environment = startup;
     if (!environment.read())
         return SettingsRead::kNotAsked;
     const char *dir = environment.find("PIOX_LOAD_DIR");
     if (!dir || !*dir)
         return SettingsRead::kNotAsked;
 
-    static sys::Utsname uname_result;
-    static PathText simulated;
-    const char *node = simulated_node(environment, &simulated) ? simulated.c_str()
-                                                                : environment.find("PIOX_HOSTNAME");
-    if (!node || !*node)
-        node = kernel_node_name(&uname_result);
-    if (!node) {
+    static PathText node_name;
+    if (!node_of(environment, &node_name)) {
         cause->append("cannot read the node name (uname)");
         return SettingsRead::kFailed;
     }
+    const char *node = node_name.c_str();
     settings->socket_path = node_path(dir, node, "sock");
     settings->mirror_root = node_path(dir, node, "root");
     settings->never_existing = node_path(dir, node, ".enoent");
@@ -148,6 +180,8 @@ SettingsRead read_settings(Settings *settings, MessageText *cause)
     settings->library_path = library_path ? library_path : "";
     const char *python_prefixes = environment.find("PIOX_LOAD_PYTHON_PREFIXES");
     settings->python_prefixes = python_prefixes ? python_prefixes : "";
+    const char *as_is = environment.find("PIOX_LOAD_EXE_AS_IS");
+    settings->relocate_programs = !as_is || !*as_is;
     settings->timeout_ms = parse_timeout_ms(environment.find("PIOX_LOAD_TIMEOUT"), kDefaultTimeoutMs);
     return SettingsRead::kReady;
 }

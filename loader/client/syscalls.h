@@ -12,7 +12,7 @@
 namespace piox_load::sys {
 
 enum Number : long {
-    kRead = 0, kWrite = 1, kClose = 3, kPoll = 7, kMmap = 9, kMremap = 25, kGetpid = 39,
+    kRead = 0, kWrite = 1, kClose = 3, kFstat = 5, kPoll = 7, kMmap = 9, kMunmap = 11, kMremap = 25, kGetpid = 39,
     kSocket = 41, kConnect = 42, kSendto = 44, kRecvfrom = 45, kGetpeername = 52, kGetsockopt = 55, kUname = 63,
     kSchedYield = 24, kExecve = 59, kGetcwd = 79, kExitGroup = 231, kReadlink = 89, kClockGettime = 228, kOpenat = 257,
 };
@@ -56,6 +56,16 @@ inline long open_read_only(const char *path)
 inline long poll(PollFd *fds, unsigned long count, int milliseconds)
 {
     return call(kPoll, (long)fds, (long)count, milliseconds);
+}
+// The file's mode (type and permission bits): st_mode of the kernel's x86-64 struct
+// stat, 144 bytes, at offset 24.
+inline long file_mode(int fd, uint32_t *mode)
+{
+    unsigned char status[144];
+    long result = call(kFstat, fd, (long)status);
+    if (result == 0)
+        __builtin_memcpy(mode, status + 24, sizeof *mode);
+    return result;
 }
 inline long getpid() { return call(kGetpid); }
 inline long sched_yield() { return call(kSchedYield); }
@@ -105,6 +115,7 @@ inline long remap(void *old_address, size_t old_bytes, size_t new_bytes)
 {
     return call(kMremap, (long)old_address, (long)old_bytes, (long)new_bytes, kMremapMayMove);
 }
+inline long unmap(void *address, size_t bytes) { return call(kMunmap, (long)address, (long)bytes); }
 // A failed mmap or mremap returns -errno, which as an address is in the top page.
 inline bool mapping_failed(long result) { return result < 0 && result > -4096; }
 

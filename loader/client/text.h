@@ -26,6 +26,13 @@ inline bool starts_with(const char *text, const char *prefix)
     return true;
 }
 
+inline bool same(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        ++a, ++b;
+    return *a == *b;
+}
+
 inline bool contains(const char *text, char c)
 {
     for (; *text; ++text)

@@ -172,6 +172,13 @@ Item FileReader::read(const std::string& path)
 {
     Item item;
     item.path = path;
+    // /proc answers for the process that reads it: /proc/self/exe here is this
+    // server's program, /proc/self/fd/3 one of its descriptors. Never served, so the
+    // asker reads its own (the server refuses what it cannot read).
+    if (path == "/proc" || path.compare(0, 6, "/proc/") == 0) {
+        item.error = EACCES;
+        return item;
+    }
     int handle = -1;
     if (path == "/") {
         handle = open("/", O_PATH | O_CLOEXEC);

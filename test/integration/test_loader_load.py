@@ -275,7 +275,9 @@ def test_list_prints_the_closure_and_preload_reads_it_before_the_job(loader_tree
     at_start, *outputs = done.stdout.splitlines()
     assert outputs == [case.expected.strip()] * 2
     assert int(at_start) - before == loader_cases.LIBRARIES + 1  # main and each library, read
-    assert counts(counted_tree)["open"] - int(at_start) == 2  # then each process's exec only
+    # and nothing after: Hydra's proxies start the processes from the node's copy
+    # (mpiexec, run by Python, has the client: programs.h)
+    assert counts(counted_tree)["open"] - int(at_start) == 0
 
 
 @pytest.mark.parametrize("strip", [False, True])
@@ -368,10 +370,10 @@ def test_servers_refuse_a_node_count_that_is_not_their_number(tmp_path):
 @pytest.mark.parametrize("name", loader_cases.NAMES)
 def test_each_case_reads_its_files_once_per_job(loader_tree, counted_tree, name):
     """Every case from the counting fixture, 1 then 3 processes: the extra processes
-    cost the file system nothing (each starts from the node's copy of its executable),
-    but in exec's case the child's exec, which no auditor sees; so every library each
-    case loads was served, whichever way the loader reached it (run paths, the RPATH
-    chain, $ORIGIN, symlinks, dlopen, a search)."""
+    cost the file system no open and no read (each starts from the node's copy of its
+    executable, and so does exec's child: programs.h); so every library each case
+    loads was served, whichever way the loader reached it (run paths, the RPATH chain,
+    $ORIGIN, symlinks, dlopen, a search)."""
     case = loader_tree["cases"][name]
     env = case.environment(counted_tree)
     _, one = used(counted_tree, lambda: piox_load(case.command(counted_tree), env=env))
@@ -379,5 +381,5 @@ def test_each_case_reads_its_files_once_per_job(loader_tree, counted_tree, name)
                                                        env=env))
     assert done.stdout == case.expected * 3 or sorted(done.stdout.splitlines()) == sorted(
         case.expected.splitlines() * 3), done.stdout
-    children = 1 if name == "exec" else 0  # programs the processes exec themselves
-    assert three["open"] - one["open"] == 2 * children, (one, three)
+    # The processes' own reads: mpiexec adds a few lookups of its own (getattr, access).
+    assert (three["open"], three["read"]) == (one["open"], one["read"]), (one, three)

@@ -1,0 +1,51 @@
+// relocation.cpp - which copies may be executed in their original's place (see
+// relocation.h).
+#include "relocation.h"
+
+#include "syscalls.h"
+
+#include <elf.h>
+#include <string.h>
+
+namespace piox_load {
+
+namespace {
+
+constexpr uint32_t kSetUserId = 04000, kSetGroupId = 02000;
+
+// A PT_INTERP among the program headers, within the `got` bytes read of the file's
+// start, where linkers put them.
+bool has_interpreter(const unsigned char *head, long got)
+{
+    Elf64_Ehdr header;
+    if (got < long(sizeof header))
+        return false;
+    memcpy(&header, head, sizeof header);
+    if (memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64 ||
+        header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phoff > uint64_t(got) ||
+        header.e_phnum > (uint64_t(got) - header.e_phoff) / sizeof(Elf64_Phdr))
+        return false;
+    for (size_t i = 0; i < header.e_phnum; ++i) {
+        Elf64_Phdr program_header;
+        memcpy(&program_header, head + header.e_phoff + i * sizeof program_header, sizeof program_header);
+        if (program_header.p_type == PT_INTERP)
+            return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+bool starts_from_copy(const char *path)
+{
+    long fd = sys::open_read_only(path);
+    if (fd < 0)
+        return false;
+    unsigned char head[4096];
+    uint32_t mode = 0;
+    long got = sys::file_mode(int(fd), &mode) == 0 ? sys::read(int(fd), head, sizeof head) : -1;
+    sys::close(int(fd));
+    return !(mode & (kSetUserId | kSetGroupId)) && has_interpreter(head, got);
+}
+
+}  // namespace piox_load
