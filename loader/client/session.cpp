@@ -156,35 +156,36 @@ Answer Session::ask_for_path(Op op, const char *path, const char *root, PathText
 
 Answer Session::map_alone(const char *path, PathText *mirror) const
 {
-    if (!active_)
+    if (!active_ || __atomic_load_n(&alone_failed_, __ATOMIC_RELAXED))
         return Answer::kPassThrough;
     // The connection's reply buffer (64 KiB) is more than a thread's or a vfork
     // child's stack should be asked for: it lives in a mapping of its own.
     struct Alone {
         Connection connection;
-        PayloadText payload;
+        PayloadText hello, request;
     };
     long address = sys::map_anonymous(sizeof(Alone));
     if (sys::mapping_failed(address))
         return Answer::kPassThrough;
     Alone *alone = new (reinterpret_cast<void *>(address)) Alone;
+    alone->hello.append_field(settings_.executable).append_field(settings_.library_path);
+    alone->request.append_field(path).append_field("1");
     Answer answer = Answer::kPassThrough;
     Reply reply{};
-    PayloadText &payload = alone->payload;
-    payload.append_field(settings_.executable).append_field(settings_.library_path);
-    if (!payload.overflowed() && alone->connection.open(settings_.socket_path, settings_.timeout_ms) &&
-        alone->connection.exchange(kHello, payload.c_str(), payload.size(), &reply) && reply.status == kFound) {
-        payload.clear();
-        payload.append_field(path).append_field("1");
-        if (!payload.overflowed() && alone->connection.exchange(kMap, payload.c_str(), payload.size(), &reply)) {
-            if (reply.status == kMissing)
-                answer = Answer::kMissing;
-            else if (reply.status == kFound && take_path(reply, settings_.mirror_root, mirror) &&
-                     !mirror->overflowed())
-                answer = Answer::kFound;
-        }
+    if (!alone->hello.overflowed() && !alone->request.overflowed()) {
+        Connection &connection = alone->connection;
+        bool answered = connection.open(settings_.socket_path, settings_.timeout_ms) &&
+                        connection.exchange(kHello, alone->hello.c_str(), alone->hello.size(), &reply) &&
+                        reply.status == kFound &&
+                        connection.exchange(kMap, alone->request.c_str(), alone->request.size(), &reply);
+        if (!answered)
+            __atomic_store_n(&alone_failed_, 1, __ATOMIC_RELAXED);
+        else if (reply.status == kMissing)
+            answer = Answer::kMissing;
+        else if (reply.status == kFound && take_path(reply, settings_.mirror_root, mirror) && !mirror->overflowed())
+            answer = Answer::kFound;
+        connection.close();
     }
-    alone->connection.close();
     alone->~Alone();
     sys::unmap(alone, sizeof(Alone));
     return answer;

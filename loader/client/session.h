@@ -51,7 +51,8 @@ public:
     // map(path, follow = true) on a connection of this call's own, opened and closed
     // here, that leaves the session as it is: the exec wrappers may run in a vfork
     // child, which shares this session (its connection included) with its parent.
-    // Silent: a server that does not answer ends nothing; the caller runs as stock.
+    // Silent: the caller runs as stock. A server that does not answer in time is
+    // not asked again this way (each exec would wait the whole timeout).
     Answer map_alone(const char *path, PathText *mirror) const;
     // A directory under the Python prefixes that the application lists: kFound with
     // a node-local directory of its names in *listing; else as map().
@@ -77,6 +78,9 @@ private:
     // The directories of the last kMissing answer to resolve, NUL after each.
     char searched_[kMaxPayload] = {};  // initialised: the session stays constant-initialised (no INIT_ARRAY)
     uint32_t searched_length_ = 0;
+    // map_alone's server did not answer: one word, written also from a vfork child,
+    // whose parent then learns it too.
+    mutable int alone_failed_ = 0;
 };
 
 }  // namespace piox_load
