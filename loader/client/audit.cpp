@@ -17,6 +17,7 @@
 
 #include <link.h>
 #include <stdint.h>
+#include <string.h>
 
 namespace piox_load {
 
@@ -152,9 +153,26 @@ static bool is_libc(const link_map *map)
     return n >= suffix && starts_with(name + n - suffix, "/libc.so.6");
 }
 
+// An object loaded from the mirror takes its original's name, in place (the original
+// is the tail of the mirror path; glibc frees l_name at dlclose, so the pointer stays
+// its own). dladdr, dl_iterate_phdr and debuggers then name the file the program
+// asked for, and a library that finds its data beside itself through dladdr finds
+// it there, not in the mirror. $ORIGIN stays the copy's: glibc took it from the real
+// name when it made the object (l_origin), and candidate() serves what it finds.
+static void name_as_original(link_map *map)
+{
+    char *name = map->l_name;
+    if (!name || !session.active())
+        return;
+    const char *original = original_path(name, session.settings().mirror_root);
+    if (original != name)
+        memmove(name, original, length_of(original) + 1);
+}
+
 PIOX_AUDIT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t, uintptr_t *cookie)
 {
     *cookie = reinterpret_cast<uintptr_t>(map);  // la_objsearch's requester (NOTES §1.8)
+    name_as_original(map);
     note_opened(map);
     bool libc = is_libc(map);
     if (libc)

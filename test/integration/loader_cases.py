@@ -23,6 +23,9 @@ counting FUSE fixture mounted over it.
   token       a run path whose first entry holds $LIB, which only the loader expands
   closer      a program that closes every descriptor (as a daemon does), opens sockets
               on the freed numbers, then dlopens: no byte may reach its sockets
+  where       a library that reads a data file beside itself, found through its own
+              path as dladdr and dl_iterate_phdr name it (as many libraries find their
+              plugins and data)
 """
 import os
 import subprocess
@@ -32,7 +35,9 @@ from pathlib import Path
 LIBRARIES = 100
 MISSING = "libpiox-missing.so"
 NAMES = ("chain", "origin", "symlink", "cxx", "dlopen", "missing", "exec", "search", "rpath",
-         "token", "closer")
+         "token", "closer", "where")
+# Files a case's process reads itself, besides loading (they grow with the processes).
+DATA_OPENS = {"where": 2}
 
 
 @dataclass(frozen=True)
@@ -305,11 +310,62 @@ def _closer(root):
                 expected="plugin 5, stray bytes 0\n")
 
 
+_WHERE_LIBRARY = r'''#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+/* Prints how=<the first line of ../share/where.txt beside the library's own path>. */
+static void print_data(const char *how, const char *library)
+{
+    char path[4096], line[256] = "(none)";
+    const char *slash = strrchr(library, '/');
+    snprintf(path, sizeof path, "%.*s/../share/where.txt", slash ? (int)(slash - library) : 1,
+             slash ? library : ".");
+    FILE *data = fopen(path, "r");
+    if (data) {
+        if (!fgets(line, sizeof line, data))
+            strcpy(line, "(empty)");
+        fclose(data);
+    }
+    line[strcspn(line, "\n")] = '\0';
+    printf("%s=%s\n", how, line);
+}
+static int find_self(struct dl_phdr_info *info, size_t size, void *found)
+{
+    (void)size;
+    if (strstr(info->dlpi_name, "/libwhere.so"))
+        *(const char **)found = info->dlpi_name;
+    return 0;
+}
+void where(void)
+{
+    Dl_info info;
+    print_data("dladdr", dladdr((void *)where, &info) ? info.dli_fname : "?");
+    const char *name = "?";
+    dl_iterate_phdr(find_self, &name);
+    print_data("phdr", name);
+}
+'''
+
+
+def _where(root):
+    """main -> lib/libwhere.so, which reads share/where.txt from its own directory."""
+    base = root / "where"
+    (base / "share").mkdir(parents=True, exist_ok=True)
+    (base / "share" / "where.txt").write_text("beside the library\n")
+    library = base / "lib" / "libwhere.so"
+    _library(library, _WHERE_LIBRARY)
+    _program(base / "main", 'void where(void);\nint main(void) { where(); return 0; }\n',
+             needs=[library], runpath="$ORIGIN/lib")
+    return Case("where", "where/main", expected="dladdr=beside the library\nphdr=beside the library\n")
+
+
 def build(root, libraries=LIBRARIES):
     """Builds every case under root; returns them by name."""
     root = Path(root)
     cases = [chain_case(root, libraries), _origin(root), _symlink(root), _cxx(root),
              *_dlopen(root), _exec(root), _search(root), _rpath(root), _token(root),
-             _closer(root)]
+             _closer(root), _where(root)]
     assert tuple(case.name for case in cases) == NAMES
     return {case.name: case for case in cases}

@@ -381,5 +381,9 @@ def test_each_case_reads_its_files_once_per_job(loader_tree, counted_tree, name)
                                                        env=env))
     assert done.stdout == case.expected * 3 or sorted(done.stdout.splitlines()) == sorted(
         case.expected.splitlines() * 3), done.stdout
-    # The processes' own reads: mpiexec adds a few lookups of its own (getattr, access).
-    assert (three["open"], three["read"]) == (one["open"], one["read"]), (one, three)
+    # The processes' own reads: mpiexec adds a few lookups of its own (getattr, access),
+    # and a case that reads data files opens them in each process (their reads may
+    # meet in the page cache when two processes read at once).
+    data = 2 * loader_cases.DATA_OPENS.get(name, 0)
+    assert three["open"] == one["open"] + data, (one, three)
+    assert one["read"] <= three["read"] <= one["read"] + data, (one, three)
