@@ -12,6 +12,7 @@
 #include "files.h"
 #include "paths.h"
 #include "programs.h"
+#include "relocation.h"
 #include "session.h"
 #include "symbols.h"
 
@@ -142,6 +143,8 @@ PIOX_AUDIT_EXPORT unsigned int la_version(unsigned int version)
 {
     if (!session.start())
         return 0;  // the loader drops the auditor: the process loads as stock (NOTES §1.1)
+    if (session.settings().executable_is_copy)
+        show_original_execfn(session.settings().mirror_root);
     return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 

@@ -12,6 +12,7 @@ namespace piox_load {
 namespace {
 
 constexpr uint32_t kSetUserId = 04000, kSetGroupId = 02000;
+constexpr uint64_t kAuxExecFn = 31, kAuxNull = 0;  // AT_EXECFN, AT_NULL
 
 // A PT_INTERP among the program headers, within the `got` bytes read of the file's
 // start, where linkers put them.
@@ -46,6 +47,25 @@ bool starts_from_copy(const char *path)
     long got = sys::file_mode(int(fd), &mode) == 0 ? sys::read(int(fd), head, sizeof head) : -1;
     sys::close(int(fd));
     return !(mode & (kSetUserId | kSetGroupId)) && has_interpreter(head, got);
+}
+
+void show_original_execfn(const char *mirror_root)
+{
+    long fd = sys::open_read_only("/proc/self/auxv");
+    if (fd < 0)
+        return;
+    uint64_t pairs[128];  // (type, value) pairs: a few dozen, AT_NULL last
+    long got = sys::read(int(fd), pairs, sizeof pairs);
+    sys::close(int(fd));
+    for (long i = 0; got > 0 && (i + 2) * long(sizeof pairs[0]) <= got && pairs[i] != kAuxNull; i += 2) {
+        if (pairs[i] != kAuxExecFn)
+            continue;
+        char *name = reinterpret_cast<char *>(pairs[i + 1]);
+        size_t root = length_of(mirror_root);
+        if (name && starts_with(name, mirror_root) && name[root] == '/')
+            memmove(name, name + root, length_of(name + root) + 1);
+        return;
+    }
 }
 
 }  // namespace piox_load

@@ -30,6 +30,11 @@ enum class Start {
 // of its first page), not set-ID.
 bool starts_from_copy(const char *path);
 
+// In a process started from the copy: the name the kernel keeps of the executed
+// file (getauxval(AT_EXECFN), a string on the initial stack) is rewritten in place
+// to the original's path, which is its tail.
+void show_original_execfn(const char *mirror_root);
+
 // Where the program at `path` (as execve takes it: absolute, or relative to the
 // current directory) starts from. `map(absolute, copy)` asks the node's server for
 // the file (Session::map or map_alone) and returns its Answer.

@@ -31,10 +31,16 @@ def test_the_program_runs_from_the_nodes_copy_with_its_own_argv0(tmp_path):
 
 SELF_EXE = r"""
 #include <stdio.h>
+#include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
-int main(void)
+int main(int argc, char **argv)
 {
     char target[4096];
+    if (argc > 1 && strcmp(argv[1], "execfn") == 0) {  /* the kernel's name of the executed file */
+        printf("%s\n", (const char *)getauxval(AT_EXECFN));
+        return 0;
+    }
     ssize_t n = readlink("/proc/self/exe", target, sizeof target);
     printf("%.*s\n", (int)(n < 0 ? 0 : n), target);
     return n < 0;
@@ -56,12 +62,14 @@ def self_exe(tmp_path_factory):
 def test_a_program_reads_its_own_path_as_the_original(self_exe):
     """Started from the copy, a dynamically linked program that reads /proc/self/exe
     (readlink, readlinkat, and realpath as Python's os.path.realpath walks it,
-    through /proc/<pid>/exe) is told the original's path. A static one, which no auditor
+    through /proc/<pid>/exe) is told the original's path, and so is one that asks
+    for the kernel's name of the file it runs (getauxval(AT_EXECFN)). A static one, which no auditor
     can answer for, is not moved at all: it runs from the file system."""
     script = ("import os; print(os.readlink('/proc/self/exe')); print(os.path.realpath('/proc/self/exe')); "
               "print(os.readlink('/proc/self/exe', dir_fd=os.open('/', os.O_RDONLY)))")  # readlinkat
     python = os.path.realpath("/usr/bin/python3")
     cases = [([str(self_exe / "dynamic")], f"{self_exe / 'dynamic'}\n"),
+             ([str(self_exe / "dynamic"), "execfn"], f"{self_exe / 'dynamic'}\n"),
              ([str(self_exe / "static")], f"{self_exe / 'static'}\n"),
              (["readlink", "/proc/self/exe"], "/usr/bin/readlink\n"),
              (["/usr/bin/python3", "-c", script], f"{python}\n{python}\n{python}\n")]
