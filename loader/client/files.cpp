@@ -210,6 +210,24 @@ bool told_as_original(const char *path, const char *route)
     return same(path, "/proc/self/exe") || same(path, "/proc/thread-self/exe") || same(path, own.c_str());
 }
 
+// Whether readlinkat(dir, path) reads this process's executable link, in a process
+// started from the node's copy: `path` is "exe" and `dir` is this process's (or one
+// of its threads') /proc directory.
+bool own_executable_link(int dir, const char *path)
+{
+    if (!path || !session.settings().executable_is_copy || !same(path, "exe"))
+        return false;
+    PathText link, own;
+    link.append("/proc/self/fd/").append_decimal(uint64_t(dir < 0 ? 0 : dir));
+    own.append("/proc/").append_decimal(uint64_t(sys::getpid()));
+    char target[128];
+    long got = dir < 0 ? -1 : sys::readlink(link.c_str(), target, sizeof target - 1);
+    if (got <= 0)
+        return false;
+    target[got] = '\0';
+    return same(target, own.c_str()) || (starts_with(target, own.c_str()) && starts_with(target + own.size(), "/task/"));
+}
+
 // A path that libc made from the mirror's copy, as the original's, in place: the
 // mirror root taken off (original_path; the mirror's symlinks with an absolute target
 // point into the mirror). Returns its new length.
@@ -223,14 +241,16 @@ size_t to_original(char *text)
 }
 
 // A symlink's target as the original has it: `read_link(name, buffer, size)` is
-// libc's readlink, or its readlinkat from `dir`. libc reads the mirror's copy into a
-// buffer of our own, so that a target made longer by the mirror root is not cut.
+// libc's readlink, or its readlinkat from `dir` (a path relative to `dir`: only
+// "exe" of this process's /proc directory is told as the original's). libc reads the
+// mirror's copy into a buffer of our own, so that a target made longer by the mirror
+// root is not cut.
 template <typename ReadLink>
-long link_as_original(const char *path, bool from_cwd, char *buffer, size_t size, ReadLink read_link)
+long link_as_original(int dir, const char *path, bool from_cwd, char *buffer, size_t size, ReadLink read_link)
 {
     PathText scratch;
     const char *route = from_cwd ? routed(path, false, &scratch) : path;
-    if (!from_cwd || !told_as_original(path, route))
+    if (from_cwd ? !told_as_original(path, route) : !own_executable_link(dir, path))
         return read_link(path, buffer, size);
     char target[4096];
     long got = read_link(route, target, sizeof target - 1);
@@ -246,7 +266,7 @@ long link_as_original(const char *path, bool from_cwd, char *buffer, size_t size
 
 long readlink_wrapper(const char *path, char *buffer, size_t size)
 {
-    return link_as_original(path, true, buffer, size, [](const char *name, char *into, size_t bytes) {
+    return link_as_original(AT_FDCWD, path, true, buffer, size, [](const char *name, char *into, size_t bytes) {
         return originals.readlink(name, into, bytes);
     });
 }
@@ -254,7 +274,7 @@ long readlink_wrapper(const char *path, char *buffer, size_t size)
 long readlinkat_wrapper(int dir, const char *path, char *buffer, size_t size)
 {
     bool from_cwd = dir == AT_FDCWD || (path && path[0] == '/');
-    return link_as_original(path, from_cwd, buffer, size, [dir](const char *name, char *into, size_t bytes) {
+    return link_as_original(dir, path, from_cwd, buffer, size, [dir](const char *name, char *into, size_t bytes) {
         return originals.readlinkat(dir, name, into, bytes);
     });
 }

@@ -61,18 +61,21 @@ def self_exe(tmp_path_factory):
 
 def test_a_program_reads_its_own_path_as_the_original(self_exe):
     """Started from the copy, a dynamically linked program that reads /proc/self/exe
-    (readlink, readlinkat, and realpath as Python's os.path.realpath walks it,
-    through /proc/<pid>/exe) is told the original's path, and so is one that asks
+    (readlink, readlinkat, also of "exe" from its /proc directory, and realpath as
+    Python's os.path.realpath walks it, through /proc/<pid>/exe) is told the
+    original's path, and so is one that asks
     for the kernel's name of the file it runs (getauxval(AT_EXECFN)). A static one, which no auditor
     can answer for, is not moved at all: it runs from the file system."""
     script = ("import os; print(os.readlink('/proc/self/exe')); print(os.path.realpath('/proc/self/exe')); "
-              "print(os.readlink('/proc/self/exe', dir_fd=os.open('/', os.O_RDONLY)))")  # readlinkat
+              "print(os.readlink('/proc/self/exe', dir_fd=os.open('/', os.O_RDONLY))); "  # readlinkat
+              "print(os.readlink('exe', dir_fd=os.open('/proc/self', os.O_RDONLY))); "  # ... from /proc/<pid>
+              "print(os.readlink('exe', dir_fd=os.open('/proc/thread-self', os.O_RDONLY)))")
     python = os.path.realpath("/usr/bin/python3")
     cases = [([str(self_exe / "dynamic")], f"{self_exe / 'dynamic'}\n"),
              ([str(self_exe / "dynamic"), "execfn"], f"{self_exe / 'dynamic'}\n"),
              ([str(self_exe / "static")], f"{self_exe / 'static'}\n"),
              (["readlink", "/proc/self/exe"], "/usr/bin/readlink\n"),
-             (["/usr/bin/python3", "-c", script], f"{python}\n{python}\n{python}\n")]
+             (["/usr/bin/python3", "-c", script], f"{python}\n" * 5)]
     for command, expected in cases:
         done = piox_load(command)
         assert (done.returncode, done.stdout, done.stderr) == (0, expected, ""), (command, done)
