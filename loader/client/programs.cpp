@@ -53,7 +53,7 @@ bool found_libc()
 Start start_for(const char *file, bool search, PathText *copy)
 {
     auto map = [](const char *absolute, PathText *found) { return session.map_alone(absolute, found); };
-    if (!*file)
+    if (!file || !*file)  // libc's to refuse (EFAULT, ENOENT)
         return Start::kFileSystem;
     if (!search || contains(file, '/'))
         return start_of(file, copy, map);
@@ -127,7 +127,7 @@ int spawn(bool search, int *pid, const char *file, const void *actions, const vo
           char *const *environment)
 {
     PathText copy;
-    bool relocatable = !actions || file[0] == '/';
+    bool relocatable = file && (!actions || file[0] == '/');
     if (relocatable && from_copy(file, search, environment, &copy) &&
         libc.posix_spawn(pid, copy.c_str(), actions, attributes, argv, environment) == 0)
         return 0;

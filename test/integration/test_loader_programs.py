@@ -34,7 +34,7 @@ int main(int argc, char **argv)
     }
     if (argc < 3)
         return 2;
-    const char *method = argv[1], *program = argv[2];
+    const char *method = argv[1], *program = strcmp(argv[2], "NULL") == 0 ? NULL : argv[2];
     char *child[] = {argv[2], "child", NULL};
     if (argc > 3 && strcmp(argv[3], "no-audit") == 0)
         unsetenv("LD_AUDIT");
@@ -115,8 +115,8 @@ def programs(tmp_path_factory):
 
 def start(programs, method, program, *extra, options=(), stock=False):
     """The starter's run: under `piox load`, or stock. Searching methods get the bare
-    name, found through PATH."""
-    name = program if method in SEARCHING else str(programs / program)
+    name, found through PATH; "NULL" is a null pointer."""
+    name = program if method in SEARCHING or program == "NULL" else str(programs / program)
     command = [str(programs / "starter"), method, name, *extra]
     path = f"{programs}:{os.environ['PATH']}"
     if stock:
@@ -167,9 +167,11 @@ def test_static_set_id_and_script_programs_run_from_the_file_system(programs, me
 
 @pytest.mark.parametrize("method,program", [("execvp", "no-such-program"), ("execve", "no-such-program"),
                                             ("execv", "text"), ("execlp", "text"), ("spawn", "text"),
-                                            ("spawnp", "no-such-program"), ("execve", "")])
+                                            ("spawnp", "no-such-program"), ("execve", ""),
+                                            ("execve", "NULL")])
 def test_failures_are_libcs_own(programs, method, program):
-    """A program that is nowhere or cannot run: the same return and errno as stock."""
+    """A program that is nowhere, cannot run, or is a null pointer: the same return
+    and errno as stock."""
     done = start(programs, method, program)
     stock = start(programs, method, program, stock=True)
     assert stock.returncode == 1 and ": " in stock.stdout, stock
