@@ -52,7 +52,9 @@ enum Op : uint16_t {
     // Reply kFound "mirror path\0" (a copy of whatever it is: file, directory or
     // symlink), kMissing (it does not exist: ENOENT), or kRefused: this one call is
     // the process's to make on the file system (another errno, or not a file or a
-    // directory); the session goes on.
+    // directory); the session goes on. The only request that may come without a
+    // hello: a connection may carry this one request alone (the client's exec
+    // wrappers, Session::map_alone).
     kMap = 4,
     // "path\0": a directory under the Python prefixes that the application lists
     // (opendir). Reply kFound "listing path\0": a node-local directory holding an

@@ -162,21 +162,18 @@ Answer Session::map_alone(const char *path, PathText *mirror) const
     // child's stack should be asked for: it lives in a mapping of its own.
     struct Alone {
         Connection connection;
-        PayloadText hello, request;
+        PayloadText request;
     };
     long address = sys::map_anonymous(sizeof(Alone));
     if (sys::mapping_failed(address))
         return Answer::kPassThrough;
     Alone *alone = new (reinterpret_cast<void *>(address)) Alone;
-    alone->hello.append_field(settings_.executable).append_field(settings_.library_path);
     alone->request.append_field(path).append_field("1");
     Answer answer = Answer::kPassThrough;
     Reply reply{};
-    if (!alone->hello.overflowed() && !alone->request.overflowed()) {
+    if (!alone->request.overflowed()) {  // kMap alone: it needs no hello (protocol.h)
         Connection &connection = alone->connection;
         bool answered = connection.open(settings_.socket_path, settings_.timeout_ms) &&
-                        connection.exchange(kHello, alone->hello.c_str(), alone->hello.size(), &reply) &&
-                        reply.status == kFound &&
                         connection.exchange(kMap, alone->request.c_str(), alone->request.size(), &reply);
         if (!answered)
             __atomic_store_n(&alone_failed_, 1, __ATOMIC_RELAXED);

@@ -162,8 +162,9 @@ bool Server::answer(const Request& request)
     if (process != processes_.end() && request.op == kOpen && request.strings.size() == 1 &&
         absolute && request.strings[0][0] == '/')
         return answer_open(request);
-    if (process != processes_.end() && request.op == kMap && request.strings.size() == 2 &&
-        absolute && request.strings[0][0] == '/')
+    // kMap needs no hello: it names its file whole (the exec wrappers' connections
+    // of one request each, protocol.h).
+    if (request.op == kMap && request.strings.size() == 2 && absolute && request.strings[0][0] == '/')
         return answer_map(request);
     if (process != processes_.end() && request.op == kList && request.strings.size() == 1 &&
         absolute && request.strings[0][0] == '/')
