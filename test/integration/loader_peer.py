@@ -6,7 +6,7 @@ import socket
 import struct
 import sys
 
-MAGIC, HELLO, RESOLVE, OPEN = 0x314C5850, 1, 2, 3
+MAGIC, HELLO, RESOLVE, OPEN, MAP = 0x314C5850, 1, 2, 3, 4
 STATUS = {0: "found", 1: "missing", 2: "refused"}
 
 
@@ -36,6 +36,9 @@ def exchange(peer, data):
 
 def main():
     exe = sys.argv[1].encode()
+    alone = connect()  # an exec wrapper's connection: one map, no hello
+    print("map without hello:", exchange(alone, frame(MAP, exe, b"1")).split()[0])
+    alone.close()
     good = connect()
     print("resolve before hello:", exchange(good, frame(RESOLVE, b"libc.so.6", b"")))
     print("hello:", exchange(good, frame(HELLO, exe, b"")))

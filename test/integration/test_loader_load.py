@@ -195,6 +195,7 @@ def test_the_server_refuses_bad_requests_and_serves_on():
     done = piox_load(["/usr/bin/python3", str(peer), "/usr/bin/python3"])
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
+        "map without hello: found",
         "resolve before hello: refused",
         "hello: found",
         "unknown op: refused",
