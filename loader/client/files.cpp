@@ -337,6 +337,8 @@ bool wrappers_wanted()
 uintptr_t bind_file_function(const char *name, uintptr_t original)
 {
     uintptr_t bound = original;
+    if (!wrappers_wanted())  // the process binds for its exec wrappers only (programs.h)
+        return bound;
     // What names a link or a real path is bound in every process that binds at all
     // (one started from its node's copy answers for /proc/self/exe); the rest only
     // under Python prefixes, since each call through a wrapper costs its scratch paths

@@ -19,9 +19,10 @@
 
 namespace piox_load {
 
-// Whether the client binds wrappers at all: a prefix is configured, or the process
+// Whether the client binds these wrappers: a prefix is configured, or the process
 // runs the mirror's copy of its executable (whose /proc/self/exe readlink answers
-// with the original's path). Otherwise the client asks for no bindings.
+// with the original's path). Otherwise none of them binds (the exec wrappers may,
+// programs.h).
 bool wrappers_wanted();
 // The address to bind for libc's `name`, defined at `original`: a wrapper, or
 // `original` itself.
