@@ -80,7 +80,7 @@ const char *Environment::find(const char *name) const
 const char *value_in(char *const *environment, const char *name)
 {
     size_t length = length_of(name);
-    for (char *const *entry = environment; *entry; ++entry)
+    for (char *const *entry = environment; entry && *entry; ++entry)  // none after clearenv()
         if (starts_with(*entry, name) && (*entry)[length] == '=')
             return *entry + length + 1;
     return nullptr;

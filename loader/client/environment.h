@@ -23,8 +23,8 @@ private:
     size_t size_ = 0;
 };
 
-// The value of `name` in an environment array (execve's, or the initial stack's), or
-// nullptr when it is not set.
+// The value of `name` in an environment array (execve's, or the initial stack's; a
+// null array after clearenv has none), or nullptr when it is not set.
 const char *value_in(char *const *environment, const char *name);
 
 }  // namespace piox_load

@@ -23,9 +23,10 @@ STARTER = r"""
 #include <sys/wait.h>
 #include <unistd.h>
 extern char **environ;
-/* starter METHOD PROGRAM [no-audit]: starts PROGRAM with the arguments {PROGRAM,
-   "child"} by METHOD; no-audit takes LD_AUDIT out of the environment first (unsetenv:
-   environ for the methods that use it, the same array given for the others). */
+/* starter METHOD PROGRAM [no-audit|clearenv]: starts PROGRAM with the arguments
+   {PROGRAM, "child"} by METHOD; no-audit takes LD_AUDIT out of the environment first
+   (unsetenv: environ for the methods that use it, the same array given for the
+   others); clearenv empties environ (null) and gives execve and execvpe a copy of it. */
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "child") == 0) {
@@ -36,8 +37,17 @@ int main(int argc, char **argv)
         return 2;
     const char *method = argv[1], *program = strcmp(argv[2], "NULL") == 0 ? NULL : argv[2];
     char *child[] = {argv[2], "child", NULL};
+    char **given = environ;
     if (argc > 3 && strcmp(argv[3], "no-audit") == 0)
         unsetenv("LD_AUDIT");
+    if (argc > 3 && strcmp(argv[3], "clearenv") == 0) {  /* environ is null; execvpe gets the old one */
+        given = malloc(sizeof(char *) * 256);
+        int n = 0;
+        for (char **e = environ; *e && n < 255; e++)
+            given[n++] = strdup(*e);
+        given[n] = NULL;
+        clearenv();
+    }
     fflush(stdout);
     if (strcmp(method, "spawn") == 0 || strcmp(method, "spawnp") == 0) {
         pid_t pid;
@@ -51,10 +61,10 @@ int main(int argc, char **argv)
         printf("%s: %s\n", method, strerror(error));
         return 1;
     }
-    if (strcmp(method, "execve") == 0) execve(program, child, environ);
+    if (strcmp(method, "execve") == 0) execve(program, child, given);
     else if (strcmp(method, "execv") == 0) execv(program, child);
     else if (strcmp(method, "execvp") == 0) execvp(program, child);
-    else if (strcmp(method, "execvpe") == 0) execvpe(program, child, environ);
+    else if (strcmp(method, "execvpe") == 0) execvpe(program, child, given);
     else if (strcmp(method, "execl") == 0) execl(program, program, "child", (char *)NULL);
     else if (strcmp(method, "execle") == 0) execle(program, program, "child", (char *)NULL, environ);
     else if (strcmp(method, "execlp") == 0) execlp(program, program, "child", (char *)NULL);
@@ -147,6 +157,22 @@ def test_a_program_started_without_the_client_runs_from_the_file_system(programs
     assert (done.returncode, done.stdout) == (0, f"child {child} fs\n"), done
     as_is = start(programs, method, "whoami", options=["--exe-as-is"])
     assert (as_is.returncode, as_is.stdout) == (0, f"child {child} fs\n"), as_is
+
+
+@pytest.mark.parametrize("method", ["execve", "execvpe", "execv"])
+def test_a_cleared_environment_is_no_crash(programs, method):
+    """After clearenv(), environ is a null pointer: execvpe searches glibc's default
+    path (where coreutils' whoami answers, as stock), execve gets a copy of the old
+    environment (the child from the copy), execv gives the child none (it has no
+    client: from the file system)."""
+    child = str(programs / "whoami")
+    done = start(programs, method, "whoami", "clearenv")
+    if method == "execvpe":
+        stock = start(programs, method, "whoami", "clearenv", stock=True)
+        assert (done.returncode, done.stdout, done.stderr) == (stock.returncode, stock.stdout, stock.stderr), done
+    else:
+        where = "node" if method == "execve" else "fs"
+        assert (done.returncode, done.stdout) == (0, f"child {child} {where}\n"), done
 
 
 @pytest.mark.parametrize("program,expected", [
