@@ -11,7 +11,8 @@
 // a static program, unaudited, would see as the copy; a script learns its own path
 // ($0, from the kernel's #! handling) and finds its siblings from it, which the
 // mirror does not hold; and the copy, the user's own file, would run a set-ID
-// program without its privileges.
+// program without its privileges (and one with file capabilities without them: the
+// server does not give those, loader/server/item.h).
 #pragma once
 
 #include "paths.h"

@@ -64,6 +64,17 @@ bool is_loadable_object(const std::string& bytes)
     return is_elf64(bytes, header) && header.e_type == ET_DYN;
 }
 
+bool has_interpreter(const std::string& bytes)
+{
+    Elf64_Ehdr header;
+    if (!is_elf64(bytes, header))
+        return false;
+    for (const Elf64_Phdr& ph : program_headers(bytes, header))
+        if (ph.p_type == PT_INTERP)
+            return true;
+    return false;
+}
+
 std::vector<std::pair<uint64_t, uint64_t>> loaded_ranges(const std::string& bytes)
 {
     std::vector<std::pair<uint64_t, uint64_t>> ranges;

@@ -22,6 +22,10 @@ struct DynamicInfo {
 // lets the search go on.
 bool is_loadable_object(const std::string& bytes);
 
+// True when `bytes` is an ELF program the kernel hands to an interpreter (a PT_INTERP:
+// a dynamically linked executable, PIE or not).
+bool has_interpreter(const std::string& bytes);
+
 // What of a shared object the loader reads: the ELF header and program headers, and
 // each PT_LOAD segment's bytes in the file, as [offset, end) ranges; empty when
 // `bytes` is not a loadable object. A copy holding only these loads as the whole.

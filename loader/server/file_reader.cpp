@@ -8,8 +8,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
+#include "elf_dynamic.h"
 #include "node_view.h"
 
 namespace piox_load {
@@ -111,6 +113,13 @@ std::string name_of(const std::string& path)
 // what a mapping could not give is pread() from where it stopped, which also reports
 // the error of a page that cannot be read. The item is the file as it was when
 // looked up (README: coherence); an empty file is not opened at all.
+// Whether the file behind the O_PATH handle has a security.capability attribute.
+bool has_file_capabilities(int handle)
+{
+    std::string path = "/proc/self/fd/" + std::to_string(handle);
+    return getxattr(path.c_str(), "security.capability", nullptr, 0) >= 0;
+}
+
 int read_regular_file(int handle, size_t size, std::string& bytes)
 {
     bytes.clear();
@@ -202,6 +211,10 @@ Item FileReader::read(const std::string& path)
         item.error = read_names(handle, item.names);
     else if (S_ISREG(st.st_mode))
         item.error = read_regular_file(handle, static_cast<size_t>(st.st_size), item.bytes);
+    // Only a program may carry file capabilities that matter: asked of executables
+    // alone, one request each, not of every library.
+    if (S_ISREG(st.st_mode) && item.error == 0 && (st.st_mode & 0111) && has_interpreter(item.bytes))
+        item.capabilities = has_file_capabilities(handle);
     if (S_ISDIR(st.st_mode) && by_path_.count(path) == 0)
         keep(path, handle);  // its children are read through it
     else

@@ -66,6 +66,7 @@ std::string encode(const Item& item)
         w.number(type);
     }
     w.text(item.bytes);
+    w.number(item.capabilities ? 1 : 0);
     return w.take();
 }
 
@@ -86,7 +87,11 @@ bool decode(const char* data, size_t size, Item& item)
             return false;
         item.names.emplace(std::move(name), static_cast<unsigned char>(type));
     }
-    return r.text(item.bytes) && r.finished();
+    uint64_t capabilities = 0;
+    if (!r.text(item.bytes) || !r.number(capabilities) || capabilities > 1)
+        return false;
+    item.capabilities = capabilities == 1;
+    return r.finished();
 }
 
 }  // namespace piox_load

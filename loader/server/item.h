@@ -18,6 +18,9 @@ struct Item {
     std::string target;   // a symlink's target, as readlink gives it
     std::unordered_map<std::string, unsigned char> names;  // a directory's entries: d_type
     std::string bytes;    // a regular file's contents
+    // A program with file capabilities (security.capability): never run from a copy,
+    // which is the user's own file and would run without them.
+    bool capabilities = false;
 
     bool is_directory() const;
     bool is_symlink() const;

@@ -110,7 +110,9 @@ bool Server::answer_map(const Request& request)
     Resolution r;
     if (Step step = resolve_for_application(request, path, follow, r); step != Step::kResolved)
         return step == Step::kAnswered;
-    if (r.state == Resolution::kDone &&
+    // A program with file capabilities is the process's to read from the file system:
+    // run from the copy, it would lose them (the client runs what it cannot map as is).
+    if (r.state == Resolution::kDone && !r.item->capabilities &&
         (r.item->is_regular() || r.item->is_directory() || r.item->is_symlink()))
         return reply_found(request, path, follow, false);  // data, not only what a loader maps
     port_.reply(request.connection, request.op, kRefused);
