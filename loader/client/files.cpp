@@ -95,6 +95,18 @@ const char *answered(Answer answer, const PathText &found, const char *path)
     return path;
 }
 
+// Whether the mirror already holds `absolute` (into *mirror): what the server would
+// answer for it, since the mirror holds only what the server made, each file whole
+// (written aside, then renamed). The node's processes ask it once, the first to need
+// it; the others find it here without a round trip. A path the mirror lacks, or that
+// leads through a symlink to what it lacks, is the server's to answer.
+bool already_mirrored(const PathText &absolute, bool follow, PathText *mirror)
+{
+    mirror->clear();
+    mirror->append(session.settings().mirror_root).append(absolute.c_str());
+    return !mirror->overflowed() && sys::exists(mirror->c_str(), follow) == 0;
+}
+
 // The path libc should be given instead of `path` to open or stat it: the mirror's
 // copy (in *scratch), the node-local never-existing path, or `path` itself.
 const char *routed(const char *path, bool follow, PathText *scratch)
@@ -102,6 +114,8 @@ const char *routed(const char *path, bool follow, PathText *scratch)
     PathText absolute;
     if (!served(path, &absolute))
         return path;
+    if (already_mirrored(absolute, follow, scratch))
+        return scratch->c_str();
     return answered(session.map(absolute.c_str(), follow, scratch), *scratch, path);
 }
 

@@ -14,7 +14,7 @@ namespace piox_load::sys {
 enum Number : long {
     kRead = 0, kWrite = 1, kClose = 3, kFstat = 5, kPoll = 7, kMmap = 9, kMunmap = 11, kMremap = 25, kGetpid = 39,
     kSocket = 41, kConnect = 42, kSendto = 44, kRecvfrom = 45, kGetpeername = 52, kGetsockopt = 55, kUname = 63,
-    kSchedYield = 24, kExecve = 59, kGetcwd = 79, kExitGroup = 231, kReadlink = 89, kClockGettime = 228, kOpenat = 257,
+    kSchedYield = 24, kExecve = 59, kGetcwd = 79, kExitGroup = 231, kReadlink = 89, kClockGettime = 228, kOpenat = 257, kNewfstatat = 262,
 };
 
 constexpr int kENOENT = 2, kEINTR = 4, kENOEXEC = 8, kEAGAIN = 11, kENOMEM = 12, kEACCES = 13, kENODEV = 19,
@@ -66,6 +66,14 @@ inline long file_mode(int fd, uint32_t *mode)
     if (result == 0)
         __builtin_memcpy(mode, status + 24, sizeof *mode);
     return result;
+}
+// Whether `path` exists (0, else -errno), following a symlink at its end when
+// `follow`: newfstatat into a struct stat of the kernel's x86-64 size.
+inline long exists(const char *path, bool follow)
+{
+    constexpr long kAtSymlinkNoFollow = 0x100;
+    unsigned char status[144];
+    return call(kNewfstatat, kAtCwd, (long)path, (long)status, follow ? 0 : kAtSymlinkNoFollow);
 }
 inline long getpid() { return call(kGetpid); }
 inline long sched_yield() { return call(kSchedYield); }
