@@ -45,6 +45,9 @@ class Distribution {
     void want(const std::string& path);
     // Moves messages on; returns the items that arrived since the last call.
     std::vector<Item> progress();
+    // Items are ready for the next progress() (a reader's own reads): no need to wait
+    // for messages before taking them.
+    bool has_arrivals() const { return !arrived_.empty(); }
     // Replies or pushes are on their way, which only calls to progress() move.
     bool sending() const { return !sends_.empty() || !pushes_.empty(); }
 

@@ -210,6 +210,8 @@ int Server::wait_ms() const
 {
     constexpr int kIdleWaitMs = 20;
     constexpr int64_t kQuietBeforeIdleMs = 1000;
+    if (distribution_.has_arrivals())  // read while answering: take them at once
+        return 0;
     if (monotonic_ms() - last_busy_ms_ >= kQuietBeforeIdleMs)
         return kIdleWaitMs;
     return !waiting_.empty() || distribution_.is_reader() ? 1 : 2;
