@@ -18,7 +18,6 @@
 
 #include <link.h>
 #include <stdint.h>
-#include <string.h>
 
 namespace piox_load {
 
@@ -164,12 +163,8 @@ static bool is_libc(const link_map *map)
 // name when it made the object (l_origin), and candidate() serves what it finds.
 static void name_as_original(link_map *map)
 {
-    char *name = map->l_name;
-    if (!name || !session.active())
-        return;
-    const char *original = original_path(name, session.settings().mirror_root);
-    if (original != name)
-        memmove(name, original, length_of(original) + 1);
+    if (map->l_name && session.active())
+        make_original(map->l_name, session.settings().mirror_root);
 }
 
 PIOX_AUDIT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t, uintptr_t *cookie)

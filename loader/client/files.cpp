@@ -210,6 +210,14 @@ int mkdir_wrapper(const char *path, unsigned mode)
     return originals.mkdir(is_served(path) ? session.settings().mirror_root : path, mode);
 }
 
+// "/proc/<pid>": this process's directory under /proc, as a path names it.
+PathText own_proc_directory()
+{
+    PathText directory;
+    directory.append("/proc/").append_decimal(uint64_t(sys::getpid()));
+    return directory;
+}
+
 // Whether libc's answer for `path` (given to it as `route`) is told as the
 // original's: `path` was routed to the mirror, or it is /proc/self/exe in a process
 // started from the node's copy of its executable (piox-load-exec).
@@ -219,8 +227,8 @@ bool told_as_original(const char *path, const char *route)
         return true;
     if (!path || !session.settings().executable_is_copy || !starts_with(path, "/proc/"))
         return false;
-    PathText own;  // /proc/<pid>/exe, as Python's os.path.realpath reaches it
-    own.append("/proc/").append_decimal(uint64_t(sys::getpid())).append("/exe");
+    PathText own = own_proc_directory();  // /proc/<pid>/exe, as Python's os.path.realpath reaches it
+    own.append("/exe");
     return same(path, "/proc/self/exe") || same(path, "/proc/thread-self/exe") || same(path, own.c_str());
 }
 
@@ -231,27 +239,14 @@ bool own_executable_link(int dir, const char *path)
 {
     if (!path || !session.settings().executable_is_copy || !same(path, "exe"))
         return false;
-    PathText link, own;
+    PathText link, own = own_proc_directory();
     link.append("/proc/self/fd/").append_decimal(uint64_t(dir < 0 ? 0 : dir));
-    own.append("/proc/").append_decimal(uint64_t(sys::getpid()));
     char target[128];
     long got = dir < 0 ? -1 : sys::readlink(link.c_str(), target, sizeof target - 1);
     if (got <= 0)
         return false;
     target[got] = '\0';
     return same(target, own.c_str()) || (starts_with(target, own.c_str()) && starts_with(target + own.size(), "/task/"));
-}
-
-// A path that libc made from the mirror's copy, as the original's, in place: the
-// mirror root taken off (original_path; the mirror's symlinks with an absolute target
-// point into the mirror). Returns its new length.
-size_t to_original(char *text)
-{
-    const char *original = original_path(text, session.settings().mirror_root);
-    size_t length = length_of(original);
-    if (original != text)
-        memmove(text, original, length + 1);
-    return length;
 }
 
 // A symlink's target as the original has it: `read_link(name, buffer, size)` is
@@ -271,7 +266,8 @@ long link_as_original(int dir, const char *path, bool from_cwd, char *buffer, si
     if (got < 0)
         return got;
     target[got] = '\0';
-    size_t length = to_original(target);
+    // The mirror's symlinks with an absolute target point into the mirror.
+    size_t length = make_original(target, session.settings().mirror_root);
     length = length < size ? length : size;  // cut as readlink cuts: silently
     for (size_t i = 0; i < length; ++i)
         buffer[i] = target[i];
@@ -297,7 +293,7 @@ long readlinkat_wrapper(int dir, const char *path, char *buffer, size_t size)
 char *original_result(char *result, const char *route, const char *path)
 {
     if (result && told_as_original(path, route))
-        to_original(result);
+        make_original(result, session.settings().mirror_root);
     return result;
 }
 

@@ -3,6 +3,8 @@
 
 #include "syscalls.h"
 
+#include <string.h>
+
 namespace piox_load {
 
 namespace {
@@ -40,6 +42,15 @@ const char *original_path(const char *path, const char *mirror_root)
     if (starts_with(path, mirror_root) && path[root_length] == '/')
         return path + root_length;
     return path;
+}
+
+size_t make_original(char *path, const char *mirror_root)
+{
+    const char *original = original_path(path, mirror_root);
+    size_t length = length_of(original);
+    if (original != path)
+        memmove(path, original, length + 1);
+    return length;
 }
 
 bool append_absolute(const char *path, PathText *out)

@@ -9,6 +9,9 @@ namespace piox_load {
 // `path` without the mirror root when it lies under it (a library loaded from the
 // cache names its original path this way), else `path` itself.
 const char *original_path(const char *path, const char *mirror_root);
+// The same in place: `path` (writable) loses the mirror root, its original being its
+// tail. Returns its new length.
+size_t make_original(char *path, const char *mirror_root);
 
 // Appends the directory `path` was opened from, as the loader's $ORIGIN would be:
 // everything before its last '/', made absolute against the current directory.

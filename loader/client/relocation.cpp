@@ -2,6 +2,7 @@
 // relocation.h).
 #include "relocation.h"
 
+#include "paths.h"
 #include "syscalls.h"
 
 #include <elf.h>
@@ -60,10 +61,8 @@ void show_original_execfn(const char *mirror_root)
     for (long i = 0; got > 0 && (i + 2) * long(sizeof pairs[0]) <= got && pairs[i] != kAuxNull; i += 2) {
         if (pairs[i] != kAuxExecFn)
             continue;
-        char *name = reinterpret_cast<char *>(pairs[i + 1]);
-        size_t root = length_of(mirror_root);
-        if (name && starts_with(name, mirror_root) && name[root] == '/')
-            memmove(name, name + root, length_of(name + root) + 1);
+        if (char *name = reinterpret_cast<char *>(pairs[i + 1]))
+            make_original(name, mirror_root);
         return;
     }
 }

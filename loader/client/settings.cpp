@@ -87,8 +87,10 @@ bool simulated_node(const Environment &environment, PathText *name)
     return true;
 }
 
-// The environment the process started with (read once, in read_settings).
+// The environment the process started with, and the node it picked (read once, in
+// read_settings).
 Environment startup;
+PathText own_node;
 
 // The node whose server a process with `environment` uses, into *name: its simulated
 // node, else PIOX_HOSTNAME, else the kernel's node name.
@@ -120,8 +122,8 @@ bool same_client_in(char *const *environment)
     for (const char *name : kDeciding)
         if (!same_value(child.find(name), startup.find(name)))
             return false;
-    PathText child_node, own_node;
-    return node_of(child, &child_node) && node_of(startup, &own_node) && same(child_node.c_str(), own_node.c_str());
+    PathText child_node;
+    return node_of(child, &child_node) && same(child_node.c_str(), own_node.c_str());
 }
 
 int parse_timeout_ms(const char *seconds, int fallback)
@@ -154,12 +156,11 @@ SettingsRead read_settings(Settings *settings, MessageText *cause)
     if (!dir || !*dir)
         return SettingsRead::kNotAsked;
 
-    static PathText node_name;
-    if (!node_of(environment, &node_name)) {
+    if (!node_of(environment, &own_node)) {
         cause->append("cannot read the node name (uname)");
         return SettingsRead::kFailed;
     }
-    const char *node = node_name.c_str();
+    const char *node = own_node.c_str();
     settings->socket_path = node_path(dir, node, "sock");
     settings->mirror_root = node_path(dir, node, "root");
     settings->never_existing = node_path(dir, node, ".enoent");

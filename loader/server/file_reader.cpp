@@ -106,6 +106,19 @@ std::string name_of(const std::string& path)
     return path.substr(path.rfind('/') + 1);
 }
 
+// The path that names what an O_PATH handle holds, for the calls that take no
+// descriptor of that kind (open, getxattr).
+std::string handle_path(int handle)
+{
+    return "/proc/self/fd/" + std::to_string(handle);
+}
+
+// Whether the file behind the O_PATH handle has a security.capability attribute.
+bool has_file_capabilities(int handle)
+{
+    return getxattr(handle_path(handle).c_str(), "security.capability", nullptr, 0) >= 0;
+}
+
 }  // namespace
 
 // Reopened through /proc/self/fd: the file system sees an open, not another lookup.
@@ -113,20 +126,12 @@ std::string name_of(const std::string& path)
 // what a mapping could not give is pread() from where it stopped, which also reports
 // the error of a page that cannot be read. The item is the file as it was when
 // looked up (README: coherence); an empty file is not opened at all.
-// Whether the file behind the O_PATH handle has a security.capability attribute.
-bool has_file_capabilities(int handle)
-{
-    std::string path = "/proc/self/fd/" + std::to_string(handle);
-    return getxattr(path.c_str(), "security.capability", nullptr, 0) >= 0;
-}
-
 int read_regular_file(int handle, size_t size, std::string& bytes)
 {
     bytes.clear();
     if (size == 0)
         return 0;
-    std::string reopen = "/proc/self/fd/" + std::to_string(handle);
-    int fd = open(reopen.c_str(), O_RDONLY | O_CLOEXEC);
+    int fd = open(handle_path(handle).c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return errno;
     bytes.resize(size);
