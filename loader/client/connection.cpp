@@ -19,6 +19,23 @@ constexpr int kBacklogRetryMs = 5;
 
 uint64_t errno_of(long result) { return uint64_t(result < 0 ? -result : 0); }
 
+// The socket's number, moved out of the application's way: a process started with a
+// standard descriptor closed (posix_spawn's close action, a daemon's child) would
+// otherwise find the socket as its stdin, and programs expect their own first opens
+// to get the lowest free numbers. From kFirstSocketFd up, or from 3 where the
+// descriptor limit is lower; -errno when neither can be had and `fd` is 0, 1 or 2.
+constexpr int kFirstSocketFd = 512, kFirstNonStandardFd = 3;
+long out_of_the_way(int fd)
+{
+    long moved = sys::duplicate_at_least(fd, kFirstSocketFd);
+    if (moved < 0 && fd < kFirstNonStandardFd)
+        moved = sys::duplicate_at_least(fd, kFirstNonStandardFd);
+    if (moved < 0 && fd >= kFirstNonStandardFd)
+        return fd;  // no room up there: where it is harms no standard descriptor
+    sys::close(fd);
+    return moved;
+}
+
 }  // namespace
 
 const char *op_name(Op op)
@@ -52,6 +69,9 @@ bool Connection::open(const char *socket_path, int timeout_ms)
     long fd = sys::socket(sys::kAfUnix, sys::kSockStream | sys::kSockCloseOnExec | sys::kSockNonBlock, 0);
     if (fd < 0)
         return fail_with_errno("cannot create a socket for", fd);
+    fd = out_of_the_way(int(fd));
+    if (fd < 0)
+        return fail_with_errno("cannot move the socket above the standard descriptors for", fd);
     fd_ = int(fd);
     open_ = true;
     owner_ = sys::getpid();

@@ -13,7 +13,7 @@ namespace piox_load::sys {
 
 enum Number : long {
     kRead = 0, kWrite = 1, kClose = 3, kFstat = 5, kPoll = 7, kMmap = 9, kMunmap = 11, kMremap = 25, kGetpid = 39,
-    kSocket = 41, kConnect = 42, kSendto = 44, kRecvfrom = 45, kGetpeername = 52, kGetsockopt = 55, kUname = 63,
+    kSocket = 41, kConnect = 42, kSendto = 44, kRecvfrom = 45, kGetpeername = 52, kGetsockopt = 55, kUname = 63, kFcntl = 72,
     kSchedYield = 24, kExecve = 59, kGetcwd = 79, kExitGroup = 231, kReadlink = 89, kClockGettime = 228, kOpenat = 257, kNewfstatat = 262,
 };
 
@@ -74,6 +74,13 @@ inline long exists(const char *path, bool follow)
     constexpr long kAtSymlinkNoFollow = 0x100;
     unsigned char status[144];
     return call(kNewfstatat, kAtCwd, (long)path, (long)status, follow ? 0 : kAtSymlinkNoFollow);
+}
+// A duplicate of `fd` at the lowest free number >= `lowest`, closed on exec
+// (fcntl F_DUPFD_CLOEXEC).
+inline long duplicate_at_least(int fd, int lowest)
+{
+    constexpr long kDupFdCloseOnExec = 1030;
+    return call(kFcntl, fd, kDupFdCloseOnExec, lowest);
 }
 inline long getpid() { return call(kGetpid); }
 inline long sched_yield() { return call(kSchedYield); }

@@ -238,3 +238,19 @@ def test_a_shell_and_mpiexec_start_their_programs_from_the_copy(programs):
     done = piox_load(["sh", "-c", f"mpiexec -n 2 {child} rank"])
     assert done.returncode == 0 and done.stderr == "", done
     assert done.stdout == f"rank {child} node\n" * 2, done
+
+
+def test_a_standard_descriptor_closed_at_start_stays_closed(programs):
+    """A process started with stdin closed (posix_spawn's close action, a shell's
+    0<&-): its client's socket takes a number far above it, so stdin stays closed
+    and the process's own first open still gets the lowest free number (CPython's
+    test_posix TestPosixSpawn.test_close_file found the socket as stdin)."""
+    probe = ("import os\n"
+             "try:\n    os.fstat(0)\n    print('stdin open')\n"
+             "except OSError:\n    print('stdin closed')\n"
+             "print('first open', os.open('/dev/null', os.O_RDONLY))\n")
+    command = ["sh", "-c", 'exec 0<&-; exec /usr/bin/python3 -c "$0"', probe]
+    stock = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    done = piox_load(command)
+    assert stock.stdout == "stdin closed\nfirst open 0\n", stock
+    assert (done.returncode, done.stdout, done.stderr) == (0, stock.stdout, ""), done
