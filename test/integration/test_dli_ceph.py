@@ -9,11 +9,11 @@ import contextlib
 import json
 import os
 import subprocess
-import time
 
 import pytest
 
 import ceph_cluster as ceph
+import daemons
 
 from dli_ceph_expect import expected_chunks, set_layout
 from dli_expect import assert_answer, assert_map, local_to, printed, run_query
@@ -208,25 +208,23 @@ def test_a_conf_that_cannot_be_read_is_a_settings_error(ceph_cluster, files, que
 
 
 @contextlib.contextmanager
-def mounted(point, mount_argv, unmount_argv):
+def mounted(point, mount_argv, unmount_command=("fusermount3", "-u")):
     point.mkdir()
-    subprocess.run(mount_argv, check=True, capture_output=True, timeout=60)
     try:
+        # Inside the try: a mount that times out may still complete (ceph-fuse's daemon
+        # goes on without the command), and must not outlive the test.
+        subprocess.run(mount_argv, check=True, capture_output=True, timeout=60)
         yield point
     finally:
-        for _ in range(100):  # right after a job, its files may still be open for a moment
-            if subprocess.run(unmount_argv + [str(point)], capture_output=True, timeout=30).returncode == 0:
-                break
-            time.sleep(0.1)
-        else:
-            pytest.fail(f"cannot unmount {point}")
+        # Retried while a job's files close, then detached (lazily) rather than left.
+        daemons.unmount(point, timeout=30.0, patience=10.0, command=unmount_command)
 
 
 def test_a_bind_mount_of_a_subdirectory_at_a_path_with_a_space(ceph_cluster, files, expected, query, tmp_path):
     if os.geteuid() != 0:
         pytest.skip("bind mounts need root")
     point = tmp_path / "bound here"
-    with mounted(point, ["mount", "--bind", str(files["odd"].parent), str(point)], ["umount"]):
+    with mounted(point, ["mount", "--bind", str(files["odd"].parent), str(point)], ("umount",)):
         # mountinfo escapes the space (\040) and names the subdirectory in its root field.
         name = str(point / ODD)
         code, answers = query([name] + HOSTS)
@@ -245,7 +243,7 @@ def test_a_ceph_fuse_mount_of_a_subdirectory_is_refused_not_misread(ceph_cluster
         write(path, 100)
     point = tmp_path / "sub mount"
     argv = ["ceph-fuse", "-c", str(ceph_cluster.conf), "-r", f"/{BASE}/other", str(point)]
-    with mounted(point, argv, ["fusermount3", "-u"]):
+    with mounted(point, argv):
         for name in (twin, "lonely"):
             code, answers = query([point / name], hosts=HOSTS[:1])
             assert code == 3
