@@ -1,8 +1,8 @@
 // The C ABI of the byte-range lock (piox_lock.h): argument checks, the one-request
 // rule, and the choice of implementation.
 #include "lock_service.h"
+#include "one_node.h"
 #include "piox_log.h"
-#include "piox_node.h"
 
 #include <memory>
 
@@ -26,7 +26,7 @@ extern "C" int piox_lock_create(MPI_Comm comm, piox_lock_kind kind, piox_lock **
     std::unique_ptr<piox::adio::LockService> service;
     if (kind == PIOX_LOCK_RANGE) {
         int one_node = 0;
-        rc = piox_comm_on_one_node(own, &one_node);
+        rc = piox::adio::comm_on_one_node(comm, own, &one_node);
         if (rc == MPI_SUCCESS)  // one_node is agreed: every process makes the same kind
             rc = one_node ? piox::adio::make_shm_range_lock(own, &service)
                           : piox::adio::make_rma_range_lock(own, &service);

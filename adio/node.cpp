@@ -1,8 +1,12 @@
 // Host identity and node-local communicators: see include/piox_node.h.
 #include "piox_node.h"
 
+#include "one_node.h"
+
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 extern "C" int piox_host_name(char name[MPI_MAX_PROCESSOR_NAME])
@@ -52,7 +56,38 @@ extern "C" int piox_node_comm(MPI_Comm comm, MPI_Comm *node_comm)
     return rc;
 }
 
-extern "C" int piox_comm_on_one_node(MPI_Comm comm, int *one_node)
+namespace piox::adio {
+namespace {
+
+// The attribute that keeps the answer on a communicator: 1 + one_node, so that a
+// null value is never an answer. MPI_COMM_DUP_FN copies it to every duplicate,
+// which has the same processes. MPI_KEYVAL_INVALID if none could be made: then
+// nothing is kept.
+int one_node_keyval()
+{
+    static int keyval = MPI_KEYVAL_INVALID;
+    static std::once_flag created;
+    std::call_once(created, [] {
+        if (PMPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &keyval, nullptr) !=
+            MPI_SUCCESS)
+            keyval = MPI_KEYVAL_INVALID;
+    });
+    return keyval;
+}
+
+bool kept_answer(MPI_Comm comm, int *one_node)
+{
+    const int keyval = one_node_keyval();
+    void *kept = nullptr;
+    int found = 0;
+    if (keyval == MPI_KEYVAL_INVALID || PMPI_Comm_get_attr(comm, keyval, &kept, &found) != MPI_SUCCESS ||
+        !found)
+        return false;
+    *one_node = static_cast<int>(reinterpret_cast<intptr_t>(kept) - 1);
+    return true;
+}
+
+int ask(MPI_Comm comm, int *one_node)
 {
     MPI_Comm node = MPI_COMM_NULL;
     int rc = piox_node_comm(comm, &node);
@@ -64,4 +99,35 @@ extern "C" int piox_comm_on_one_node(MPI_Comm comm, int *one_node)
     PMPI_Comm_free(&node);
     int mine = node_size == comm_size;
     return PMPI_Allreduce(&mine, one_node, 1, MPI_INT, MPI_LAND, comm);
+}
+
+}  // namespace
+
+int comm_on_one_node(MPI_Comm cache_on, MPI_Comm own, int *one_node)
+{
+    if (kept_answer(cache_on, one_node))
+        return MPI_SUCCESS;
+    MPI_Comm made = MPI_COMM_NULL;
+    if (own == MPI_COMM_NULL) {
+        int rc = PMPI_Comm_dup(cache_on, &made);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        PMPI_Comm_set_errhandler(made, MPI_ERRORS_RETURN);
+        own = made;
+    }
+    int rc = ask(own, one_node);
+    if (made != MPI_COMM_NULL)
+        PMPI_Comm_free(&made);
+    // Kept only once agreed, on every process alike: a later call finds it
+    // everywhere or nowhere, so no process skips a collective the others make.
+    if (rc == MPI_SUCCESS && one_node_keyval() != MPI_KEYVAL_INVALID)
+        PMPI_Comm_set_attr(cache_on, one_node_keyval(), reinterpret_cast<void *>(intptr_t(*one_node) + 1));
+    return rc;
+}
+
+}  // namespace piox::adio
+
+extern "C" int piox_comm_on_one_node(MPI_Comm comm, int *one_node)
+{
+    return piox::adio::comm_on_one_node(comm, MPI_COMM_NULL, one_node);
 }

@@ -1,7 +1,7 @@
 // The C ABI of the shared file pointer (piox_sfp.h): picks a transport at creation
 // and forwards to it.
+#include "one_node.h"
 #include "piox_log.h"
-#include "piox_node.h"
 #include "piox_sfp.h"
 #include "sfp_transport.h"
 
@@ -24,7 +24,7 @@ extern "C" int piox_sfp_create(MPI_Comm comm, MPI_Offset initial, piox_sfp_trans
     PMPI_Comm_set_errhandler(own, MPI_ERRORS_RETURN);
 
     int one_node = 0;
-    rc = piox_comm_on_one_node(own, &one_node);
+    rc = piox::adio::comm_on_one_node(comm, own, &one_node);
     if (rc == MPI_SUCCESS && transport == PIOX_SFP_TRANSPORT_SHM && !one_node)
         rc = MPI_ERR_ARG;  // the same on every process: one_node is agreed
     std::unique_ptr<piox::adio::SfpTransport> made;

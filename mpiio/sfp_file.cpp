@@ -2,6 +2,7 @@
 #include "sfp_file.h"
 
 #include "piox_log.h"
+#include "piox_node.h"
 
 namespace piox::mpiio {
 
@@ -10,7 +11,15 @@ int attach(MPI_Comm comm, const char *filename, MPI_Offset initial, const SfpOpt
 {
     auto file = std::make_unique<SfpFile>();
     file->options = options;
-    int rc = PMPI_Comm_dup(comm, &file->comm);
+    // Asked of the caller's communicator before it is duplicated: the answer is kept
+    // there and copied to the duplicates, so the transport's choice below, atomic
+    // mode's lock and every later file opened on it (or on a duplicate, as HDF5
+    // makes for each file) skip the question's five collectives.
+    int one_node = 0;
+    int rc = piox_comm_on_one_node(comm, &one_node);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = PMPI_Comm_dup(comm, &file->comm);
     if (rc != MPI_SUCCESS)
         return rc;
     rc = piox_sfp_create(file->comm, initial, options.transport, &file->pointer);

@@ -26,7 +26,9 @@ PIOX_API int piox_host_name(char name[MPI_MAX_PROCESSOR_NAME]);
 PIOX_API int piox_node_comm(MPI_Comm comm, MPI_Comm *node_comm);
 
 /* Collective over comm. *one_node is 1 on every process when all of comm lies on
- * one node (as piox_node_comm groups them), else 0 on every process. */
+ * one node (as piox_node_comm groups them), else 0 on every process. The answer is
+ * kept on comm as an attribute that MPI_Comm_dup copies: later calls on comm or on a
+ * duplicate of it make no collective. */
 PIOX_API int piox_comm_on_one_node(MPI_Comm comm, int *one_node);
 
 #ifdef __cplusplus

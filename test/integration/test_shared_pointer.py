@@ -83,6 +83,21 @@ def test_several_nodes_use_mpi_atomics(mode, tmp_path, mpirun, program):
     records_check(program, path, "records", 4, RMA_RECORDS_PER_RANK, SEED, *ordered)
 
 
+def test_a_communicator_keeps_its_node_answer_for_its_duplicates_only(tmp_path, mpirun, program):
+    """Whether a communicator lies on one node is asked at its first open and kept on
+    it, copied to its duplicates: MPI_COMM_WORLD over two "nodes" opened twice and
+    then a duplicate of it must still take the rma transport, while each node's part
+    (a split, not a duplicate) is asked anew and takes shm. Every file holds every
+    rank's record once (comm_reuse.c checks)."""
+    result = mpirun(4, [program("comm_reuse"), tmp_path], hosts=["nodeA", "nodeB"],
+                    env={"PIOX_DEBUG": "1"})
+    passed(result)
+    assert result.stderr.count("transport rma (several nodes)") == 3 * 4
+    assert result.stderr.count("transport shm (one node)") == 2 * 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "duplicate.4", "host-of-rank0.2", "host-of-rank2.2", "world-again.4", "world.4"]
+
+
 def liveness(mpirun, program, directory, env=None, sleep_limit=30, calls=1000):
     path = directory / "live"
     result = mpirun(RANKS, [program("liveness"), path, calls, sleep_limit], env=env)
