@@ -75,9 +75,8 @@ int one_node_keyval()
     return keyval;
 }
 
-bool kept_answer(MPI_Comm comm, int *one_node)
+bool kept_answer(int keyval, MPI_Comm comm, int *one_node)
 {
-    const int keyval = one_node_keyval();
     void *kept = nullptr;
     int found = 0;
     if (keyval == MPI_KEYVAL_INVALID || PMPI_Comm_get_attr(comm, keyval, &kept, &found) != MPI_SUCCESS ||
@@ -105,7 +104,8 @@ int ask(MPI_Comm comm, int *one_node)
 
 int comm_on_one_node(MPI_Comm cache_on, MPI_Comm own, int *one_node)
 {
-    if (kept_answer(cache_on, one_node))
+    const int keyval = one_node_keyval();
+    if (kept_answer(keyval, cache_on, one_node))
         return MPI_SUCCESS;
     MPI_Comm made = MPI_COMM_NULL;
     if (own == MPI_COMM_NULL) {
@@ -120,8 +120,8 @@ int comm_on_one_node(MPI_Comm cache_on, MPI_Comm own, int *one_node)
         PMPI_Comm_free(&made);
     // Kept only once agreed, on every process alike: a later call finds it
     // everywhere or nowhere, so no process skips a collective the others make.
-    if (rc == MPI_SUCCESS && one_node_keyval() != MPI_KEYVAL_INVALID)
-        PMPI_Comm_set_attr(cache_on, one_node_keyval(), reinterpret_cast<void *>(intptr_t(*one_node) + 1));
+    if (rc == MPI_SUCCESS && keyval != MPI_KEYVAL_INVALID)
+        PMPI_Comm_set_attr(cache_on, keyval, reinterpret_cast<void *>(intptr_t(*one_node) + 1));
     return rc;
 }
 

@@ -9,8 +9,8 @@
  *
  * Opens, in order: MPI_COMM_WORLD twice, a duplicate of it, and the ranks of this
  * process's host (by PIOX_HOSTNAME, else the processor name; one file per host).
- * Each rank writes one
- * record with MPI_File_write_shared; the communicator's rank 0 reads the file back.
+ * Each rank writes one record with MPI_File_write_shared; the communicator's rank 0
+ * reads the file back.
  */
 #include "testlib.h"
 
