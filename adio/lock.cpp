@@ -9,6 +9,7 @@
 struct piox_lock {
     std::unique_ptr<piox::adio::LockService> service;
     bool holding = false;
+    bool reading_optimistically = false;
     piox::adio::ExtentList scratch;  // reused by every acquire
 };
 
@@ -51,20 +52,36 @@ extern "C" int piox_lock_free(piox_lock **lock)
     return rc;
 }
 
-extern "C" int piox_lock_acquire(piox_lock *lock, piox_lock_mode mode, const piox_extent *extents,
-                                 int n)
+namespace {
+
+// The checks and the normalising that acquire and optimistic_begin share: MPI_ERR_ARG
+// for bad extents, MPI_ERR_OTHER while a request is held or a read is optimistic;
+// else the extents, normalised, in lock->scratch.
+int take_extents(piox_lock *lock, const piox_extent *extents, int n)
 {
-    if (lock == nullptr || n < 0 || (n > 0 && extents == nullptr) ||
-        (mode != PIOX_LOCK_READ && mode != PIOX_LOCK_WRITE))
+    if (n < 0 || (n > 0 && extents == nullptr))
         return MPI_ERR_ARG;
     for (int i = 0; i < n; i++)
         if (extents[i].offset < 0 || extents[i].length < 0)
             return MPI_ERR_ARG;
-    if (lock->holding)
+    if (lock->holding || lock->reading_optimistically)
         return MPI_ERR_OTHER;
     lock->scratch.assign(extents, extents + n);
     piox::adio::normalise(&lock->scratch);
-    int rc = lock->service->acquire(mode, lock->scratch);
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int piox_lock_acquire(piox_lock *lock, piox_lock_mode mode, const piox_extent *extents,
+                                 int n)
+{
+    if (lock == nullptr || (mode != PIOX_LOCK_READ && mode != PIOX_LOCK_WRITE))
+        return MPI_ERR_ARG;
+    int rc = take_extents(lock, extents, n);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = lock->service->acquire(mode, lock->scratch);
     lock->holding = rc == MPI_SUCCESS;
     return rc;
 }
@@ -79,6 +96,32 @@ extern "C" int piox_lock_release(piox_lock *lock)
     return lock->service->release();
 }
 
+extern "C" int piox_lock_optimistic_begin(piox_lock *lock, const piox_extent *extents, int n,
+                                          int *begun)
+{
+    if (lock == nullptr || begun == nullptr)
+        return MPI_ERR_ARG;
+    *begun = 0;
+    const int rc = take_extents(lock, extents, n);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    lock->reading_optimistically =
+        !lock->scratch.empty() && lock->service->optimistic_begin(lock->scratch);
+    *begun = lock->reading_optimistically ? 1 : 0;
+    return MPI_SUCCESS;
+}
+
+extern "C" int piox_lock_optimistic_end(piox_lock *lock, int *valid)
+{
+    if (lock == nullptr || valid == nullptr)
+        return MPI_ERR_ARG;
+    if (!lock->reading_optimistically)
+        return MPI_ERR_OTHER;
+    lock->reading_optimistically = false;
+    *valid = lock->service->optimistic_valid() ? 1 : 0;
+    return MPI_SUCCESS;
+}
+
 extern "C" int piox_lock_sieved_write(piox_lock *lock, int fd, const piox_extent *pieces, int n,
                                       const void *stream)
 {
@@ -88,7 +131,7 @@ extern "C" int piox_lock_sieved_write(piox_lock *lock, int fd, const piox_extent
         if (pieces[i].offset < 0 || pieces[i].length <= 0 ||
             (i > 0 && pieces[i].offset < piox::adio::end_of(pieces[i - 1])))
             return MPI_ERR_ARG;
-    if (lock->holding)
+    if (lock->holding || lock->reading_optimistically)
         return MPI_ERR_OTHER;
     return lock->service->sieved_write(fd, pieces, static_cast<size_t>(n), stream);
 }

@@ -37,6 +37,11 @@ public:
     virtual uint64_t round_trips() const { return 0; }
     // piox_lock_combined_writes; none where the lock does not combine.
     virtual CombinedWrites combined_writes() const { return {}; }
+    // piox_lock_optimistic_begin/_end (extents normalised, non-empty). Where the
+    // lock cannot tell whether a write overlapped a read it did not queue (across
+    // nodes, the mutex), begin never begins.
+    virtual bool optimistic_begin(const ExtentList & /*extents*/) { return false; }
+    virtual bool optimistic_valid() { return false; }
 };
 
 // Each takes ownership of comm (a private duplicate) only on success.

@@ -44,11 +44,17 @@
 // and theirs in one sieve pass, posts each taken writer's result and frees their
 // slots with its own at release. A taken writer wakes to find its slot free: its
 // write is done, and it never held anything.
+//
+// Optimistic reads (issue 19; test/model/optimistic_read.pml). The segment ends with
+// a table of write marks (write_marks.h): a granted write marks its blocks before it
+// writes and unmarks them before it leaves, so a reader that queued for nothing can
+// check afterwards that no write overlapped its read.
 #include "lock_service.h"
 #include "range_shards.h"
 #include "sieve_pass.h"
 #include "windows.h"
 #include "wait.h"
+#include "write_marks.h"
 
 #include <algorithm>
 #include <atomic>
@@ -103,7 +109,8 @@ public:
         : ShardedRangeLock(shard_count(size)), comm_(comm), win_(win), segment_(segment),
           rank_(rank), size_(size),
           shard_bytes_(shard_bytes(size)),
-          policy_(WaitPolicy::for_lock(size, &reinterpret_cast<SegmentHeader *>(segment)->asleep))
+          policy_(WaitPolicy::for_lock(size, &reinterpret_cast<SegmentHeader *>(segment)->asleep)),
+          marks_(marks_table(segment, size))
     {
     }
 
@@ -128,13 +135,20 @@ public:
                 slots[p].state.store(kFree, std::memory_order_relaxed);
             }
         }
+        WriteMarks::initialise(marks_table(static_cast<char *>(segment), size));
     }
 
     static size_t segment_bytes(int size)
     {
         return sizeof(SegmentHeader) + shard_bytes(size) * shard_count(size) +
-               sizeof(PostArea) * static_cast<size_t>(size);
+               sizeof(PostArea) * static_cast<size_t>(size) + WriteMarks::table_bytes();
     }
+
+    bool optimistic_begin(const ExtentList &extents) override
+    {
+        return marks_.begin_reading(extents);
+    }
+    bool optimistic_valid() override { return marks_.reading_valid(); }
 
     int sieved_write(int fd, const piox_extent *pieces, size_t n, const void *stream) override
     {
@@ -180,6 +194,15 @@ public:
     }
 
 private:
+    void writing_begins(const ExtentList &extents) override { marks_.begin_writing(extents); }
+    void writing_ends() override { marks_.end_writing(); }
+
+    // The write marks come last, after the post areas.
+    static void *marks_table(char *segment, int size)
+    {
+        return segment + sizeof(SegmentHeader) + shard_bytes(size) * shard_count(size) +
+               sizeof(PostArea) * static_cast<size_t>(size);
+    }
     // Where shard `shard` starts: after the segment's header, `stride` bytes apart.
     static char *shard_base(char *segment, size_t stride, int shard)
     {
@@ -303,6 +326,7 @@ private:
     int size_;
     size_t shard_bytes_;
     WaitPolicy policy_;
+    WriteMarks marks_;
     std::vector<int> granted_;   // scratch for leave(): the slots it grants
     std::vector<int> sleepers_;  // and those of them, or of the slots it freed, asleep
     // Write combining (sieved_write): whether the request being made may be taken,

@@ -121,6 +121,7 @@ int ShardedRangeLock::acquire(piox_lock_mode mode, const ExtentList &extents)
 {
     request_.split(extents);
     held_.clear();
+    writing_ = false;
     for (int s = 0; s < request_.shards(); s++) {
         if (request_.in_shard(s).empty())
             continue;
@@ -129,11 +130,17 @@ int ShardedRangeLock::acquire(piox_lock_mode mode, const ExtentList &extents)
             return rc;
         held_.push_back(s);
     }
+    writing_ = mode == PIOX_LOCK_WRITE;
+    if (writing_)
+        writing_begins(extents);
     return MPI_SUCCESS;
 }
 
 int ShardedRangeLock::release()
 {
+    if (writing_)
+        writing_ends();
+    writing_ = false;
     int rc = MPI_SUCCESS;
     for (int s : held_) {
         int rc2 = leave(s);

@@ -108,12 +108,17 @@ protected:
     // request holds any shard).
     virtual int enter(int shard, piox_lock_mode mode, const ExtentList &pieces) = 0;
     virtual int leave(int shard) = 0;
+    // A write request, granted every shard, is about to write its extents; and it
+    // is about to leave them (optimistic reads: lock_shm_range.cpp). None by default.
+    virtual void writing_begins(const ExtentList & /*extents*/) {}
+    virtual void writing_ends() {}
     // The shards the current request holds, in increasing order.
     const std::vector<int> &held() const { return held_; }
 
 private:
     ShardedRequest request_;  // the current request, cut by shard
     std::vector<int> held_;   // the shards it entered
+    bool writing_ = false;    // the current request is a write, granted
 };
 
 }  // namespace piox::adio

@@ -334,9 +334,69 @@ MPI_Offset sieved_write(AtomicFile &file, const AccessMap &map, char *stream, in
     return *rc == MPI_ERR_ARG ? -2 : 0;  // pieces the lock does not take: the library's
 }
 
+// A read that copies out of piox's own buffer: the readable part of `map` and the span
+// read into file.own_span, for a sieved read or one of a single piece.
+struct SpanRead {
+    const AccessMap *map = nullptr;  // nullptr: the file holds none of the access
+    piox_extent span{};
+    MPI_Offset got = 0;              // bytes read into the span, or -1
+    int error = 0;                   // errno when got is -1
+};
+
+// Reads the readable part of `map` into the span when it sieves, or is one piece and
+// `one_piece` (true); else reads nothing (false: the caller reads piece by piece into
+// the stream, locked; read->map is then the readable part).
+bool read_into_span(AtomicFile &file, const AccessMap *map, MPI_Offset offset,
+                    MPI_Count etype_size, bool one_piece, SpanRead *read)
+{
+    read->map = readable_part(file, map, offset, etype_size);
+    if (read->map == nullptr)
+        return true;
+    if (one_piece && read->map->pieces.size() == 1)
+        read->span = read->map->pieces.front();
+    else if (!worth_sieving(*read->map, Direction::read, &read->span))
+        return false;
+    read->got = read_span(file, read->span);
+    read->error = errno;
+    return true;
+}
+
+// The stream bytes of a SpanRead, copied out of the span, or -1 (errno set).
+MPI_Offset keep_span_read(AtomicFile &file, const SpanRead &read, char *stream)
+{
+    if (read.map == nullptr)
+        return 0;
+    if (read.got < 0) {
+        errno = read.error;
+        return -1;
+    }
+    return keep_read_pieces(*read.map, file.own_span.data(), read.span, read.got, stream);
+}
+
+// A read of up to kMaxSpan bytes, first without a lock (piox_lock.h: optimistic
+// reads): kept when no overlapping write ran meanwhile, so a reader preempted in its
+// read makes no writer wait. It reads into piox's own span, even one piece, so that a
+// read it discards never touched the caller's buffer. Returns the stream bytes read into `stream`, or -1
+// (errno set); -3 when it must be read again under the read lock.
+MPI_Offset read_optimistically(AtomicFile &file, const AccessMap *map, MPI_Offset offset,
+                               MPI_Count etype_size, char *stream)
+{
+    int begun = 0, valid = 0;
+    if (piox_lock_optimistic_begin(file.lock, map->locks.data(),
+                                   static_cast<int>(map->locks.size()), &begun) != MPI_SUCCESS ||
+        !begun)
+        return -3;
+    SpanRead read;
+    const bool spanned = read_into_span(file, map, offset, etype_size, true, &read);
+    if (piox_lock_optimistic_end(file.lock, &valid) != MPI_SUCCESS || !valid || !spanned)
+        return -3;
+    return keep_span_read(file, read, stream);
+}
+
 // An access of up to kMaxSpan bytes: one exact map, locked as it is moved (a sieved
-// write its whole span, else the exact bytes). Returns the stream bytes moved, -1
-// (errno set) when the file failed, -2 when piox cannot map it exactly.
+// write its whole span, else the exact bytes; a read only when it could not go
+// without). Returns the stream bytes moved, -1 (errno set) when the file failed, -2
+// when piox cannot map it exactly.
 MPI_Offset move_small(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Offset bytes,
                       MPI_Count etype_size, bool write, int *rc)
 {
@@ -346,30 +406,37 @@ MPI_Offset move_small(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Off
     char *stream = data.begin(0, bytes);
     if (stream == nullptr)
         return -2;
-    piox_extent span{};  // a read decides on sieving below, once it knows what the file holds
+    piox_extent span{};
     if (write && worth_sieving(*map, Direction::write, &span))
         return sieved_write(file, *map, stream, rc);
+    if (!write) {
+        const MPI_Offset read = read_optimistically(file, map, offset, etype_size, stream);
+        if (read != -3) {
+            if (read >= 0)
+                data.end_read(0, bytes);
+            return read;
+        }
+        // readable_part may have mapped another access since: map this one again.
+        if (map_access(file, offset, bytes, &map) != MPI_SUCCESS || !map->exact)
+            return -2;
+    }
     *rc = piox_lock_acquire(file.lock, write ? PIOX_LOCK_WRITE : PIOX_LOCK_READ,
                             map->locks.data(), static_cast<int>(map->locks.size()));
     if (*rc != MPI_SUCCESS)
         return 0;
-    if (!write)
-        map = readable_part(file, map, offset, etype_size);
-    if (!write && map != nullptr && worth_sieving(*map, Direction::read, &span)) {
+    SpanRead read;
+    if (!write && read_into_span(file, map, offset, etype_size, false, &read)) {
         // The lock covers the read of the span only: the pieces are copied out of
         // piox's own buffer after the release, so that writers do not wait for the
         // copy (with 8 processes on 2 cores a reader preempted in it held them up).
-        const MPI_Offset got = read_span(file, span);
-        const int read_errno = errno;
         piox_lock_release(file.lock);
-        if (got < 0) {
-            errno = read_errno;
-            return -1;
-        }
-        const MPI_Offset moved = keep_read_pieces(*map, file.own_span.data(), span, got, stream);
-        data.end_read(0, bytes);
+        const MPI_Offset moved = keep_span_read(file, read, stream);
+        if (moved >= 0)
+            data.end_read(0, bytes);
         return moved;
     }
+    if (!write)
+        map = read.map;
     const MPI_Offset moved = map == nullptr ? 0 : move_chunk(file, *map, stream, write);
     piox_lock_release(file.lock);
     if (moved >= 0 && !write)

@@ -11,7 +11,9 @@
  *   - no deadlock, whatever the extents of concurrent requests;
  *   - fairness: a request waits only for conflicting requests that arrived
  *     before it, so none starves (a writer queued behind readers gets in);
- *   - a waiting process sleeps (on a futex), it never polls remote memory.
+ *   - a waiting process sleeps (on a futex), it never polls remote memory;
+ *   - on one node a reader may go without a request: an optimistic read
+ *     (piox_lock_optimistic_begin) tells afterwards whether a write overlapped it.
  *
  * Kinds:
  *   PIOX_LOCK_RANGE  exact byte ranges (the default). The lock state is spread
@@ -66,6 +68,21 @@ PIOX_API int piox_lock_acquire(piox_lock *lock, piox_lock_mode mode, const piox_
 /* Independent. Releases what the last acquire took; MPI_ERR_OTHER when nothing
  * is held. */
 PIOX_API int piox_lock_release(piox_lock *lock);
+
+/* Independent. Optimistic reads: instead of acquiring the extents for reading, a
+ * process may begin an optimistic read of them, read, and end it. *begun is 1 when
+ * the read began: no lock is held and no request waits for it. *valid, at the end,
+ * is 1 when no write of the lock overlapping the extents began or was under way
+ * in between, so what was read in between is one atomic read; 0 when one was (the
+ * bytes read may mix two versions: read again, or acquire and read). *begun is 0
+ * when a write is under way on the extents, or where the lock cannot tell (across
+ * nodes, and PIOX_LOCK_MUTEX): acquire instead. Writes are those made under a
+ * write request of this lock (acquire or piox_lock_sieved_write). Begin and end
+ * pair up like acquire and release, and a process reads optimistically or holds a
+ * request, not both (MPI_ERR_OTHER). */
+PIOX_API int piox_lock_optimistic_begin(piox_lock *lock, const piox_extent *extents, int n,
+                                        int *begun);
+PIOX_API int piox_lock_optimistic_end(piox_lock *lock, int *valid);
 
 /* Independent. Writes n pieces (offsets ascending, pieces disjoint, lengths > 0;
  * their bytes in stream, in order) to the file open as fd, by data sieving: with

@@ -59,6 +59,11 @@ def test_lock_service_is_clean(mpirun, program):
                   piox=False, timeout=600))
 
 
+def test_optimistic_reads_are_clean(mpirun, program, tmp_path):
+    passed(mpirun(3, VALGRIND + [program("optimistic_reads"), "check", 30, tmp_path],
+                  piox=False, timeout=600))
+
+
 # The DesyncFS run also loses rank 2 after version 2 (replicas every 2 versions) and
 # writes a checkpoint, from which a second run resumes.
 LOSS = ["--hint", "desync_replicate=2", "--hint", "desync_loss_timeout=3", "--hint", "desync_test_stop=2:2"]
