@@ -375,9 +375,11 @@ MPI_Offset keep_span_read(AtomicFile &file, const SpanRead &read, char *stream)
 
 // A read of up to kMaxSpan bytes, first without a lock (piox_lock.h: optimistic
 // reads): kept when no overlapping write ran meanwhile, so a reader preempted in its
-// read makes no writer wait. It reads into piox's own span, even one piece, so that a
-// read it discards never touched the caller's buffer. Returns the stream bytes read into `stream`, or -1
-// (errno set); -3 when it must be read again under the read lock.
+// read makes no writer wait. It reads into piox's own span, even one piece, so that
+// a read it discards never touched the caller's buffer. Returns the stream bytes
+// read into `stream`, or -1 (errno set); -3 when it must be read again under the
+// read lock (a write was under way, one overlapped it, or it has many pieces too
+// far apart to sieve).
 MPI_Offset read_optimistically(AtomicFile &file, const AccessMap *map, MPI_Offset offset,
                                MPI_Count etype_size, char *stream)
 {
