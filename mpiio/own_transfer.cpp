@@ -377,12 +377,16 @@ MPI_Offset keep_span_read(AtomicFile &file, const SpanRead &read, char *stream)
 // reads): kept when no overlapping write ran meanwhile, so a reader preempted in its
 // read makes no writer wait. It reads into piox's own span, even one piece, so that
 // a read it discards never touched the caller's buffer. Returns the stream bytes
-// read into `stream`, or -1 (errno set); -3 when it must be read again under the
-// read lock (a write was under way, one overlapped it, or it has many pieces too
-// far apart to sieve).
+// read into `stream`, or -1 (errno set); -3 when it must be read under the read
+// lock (a write was under way, one overlapped it, or its pieces are too far apart
+// to sieve: those it does not try).
 MPI_Offset read_optimistically(AtomicFile &file, const AccessMap *map, MPI_Offset offset,
                                MPI_Count etype_size, char *stream)
 {
+    piox_extent span{};
+    if (map->pieces.size() > 1 && !worth_sieving(*map, Direction::read, &span))
+        return -3;  // pieces too far apart: read one by one, locked (its readable
+                    // part differs only at the end of the file)
     int begun = 0, valid = 0;
     if (piox_lock_optimistic_begin(file.lock, map->locks.data(),
                                    static_cast<int>(map->locks.size()), &begun) != MPI_SUCCESS ||
