@@ -138,11 +138,7 @@ public:
         WriteMarks::initialise(marks_table(static_cast<char *>(segment), size));
     }
 
-    static size_t segment_bytes(int size)
-    {
-        return sizeof(SegmentHeader) + shard_bytes(size) * shard_count(size) +
-               sizeof(PostArea) * static_cast<size_t>(size) + WriteMarks::table_bytes();
-    }
+    static size_t segment_bytes(int size) { return marks_offset(size) + WriteMarks::table_bytes(); }
 
     bool optimistic_begin(const ExtentList &extents) override
     {
@@ -198,11 +194,12 @@ private:
     void writing_ends() override { marks_.end_writing(); }
 
     // The write marks come last, after the post areas.
-    static void *marks_table(char *segment, int size)
+    static size_t marks_offset(int size)
     {
-        return segment + sizeof(SegmentHeader) + shard_bytes(size) * shard_count(size) +
+        return sizeof(SegmentHeader) + shard_bytes(size) * shard_count(size) +
                sizeof(PostArea) * static_cast<size_t>(size);
     }
+    static void *marks_table(char *segment, int size) { return segment + marks_offset(size); }
     // Where shard `shard` starts: after the segment's header, `stride` bytes apart.
     static char *shard_base(char *segment, size_t stride, int shard)
     {
