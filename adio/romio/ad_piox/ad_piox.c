@@ -2,7 +2,8 @@
  * ad_piox.c - the function table of the piox driver ("piox:" prefix).
  * Data moves through ROMIO's generic UFS routines (the strided ones with a
  * sieving buffer as large as the access in atomic mode, ad_piox_strided.c); Open,
- * OpenColl, SetLock and the shared-pointer slots (patch 0007) are piox's own.
+ * OpenColl, SetLock, the shared-pointer slots (patch 0007) and the optimistic
+ * read slots (patch 0019) are piox's own.
  */
 
 #include "ad_piox.h"
@@ -46,5 +47,7 @@ struct ADIOI_Fns_struct ADIO_PIOX_operations = {
     ADIOI_PIOX_SetLock, /* SetLock */
     ADIOI_PIOX_GetSharedFP,     /* GetSharedFP */
     ADIOI_PIOX_SetSharedFP,     /* SetSharedFP */
-    ADIOI_PIOX_GetOrderedFP     /* GetOrderedFP */
+    ADIOI_PIOX_GetOrderedFP,    /* GetOrderedFP */
+    ADIOI_PIOX_OptimisticReadBegin,     /* OptimisticReadBegin */
+    ADIOI_PIOX_OptimisticReadEnd        /* OptimisticReadEnd */
 };

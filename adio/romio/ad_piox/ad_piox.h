@@ -7,7 +7,9 @@
  * locks fail or are slow (NFS without lockd, FUSE, ...). The shared file
  * pointer is a piox_sfp (one atomic counter in shared memory or behind MPI
  * atomics) reached through the GetSharedFP/SetSharedFP/GetOrderedFP slots that
- * patch 0007 adds: no hidden file, no token chain in ordered mode.
+ * patch 0007 adds: no hidden file, no token chain in ordered mode. On one node,
+ * atomic-mode reads go without a lock when no write overlapped them (piox's
+ * optimistic reads, through the slots of patch 0019).
  */
 
 #ifndef AD_PIOX_H_INCLUDED
@@ -53,5 +55,7 @@ void ADIOI_PIOX_WriteStrided(ADIO_File fd, const void *buf, int count, MPI_Datat
                              int *error_code);
 void ADIOI_PIOX_GetOrderedFP(ADIO_File fd, ADIO_Offset incr, ADIO_Offset * shared_fp,
                              int *error_code);
+int ADIOI_PIOX_OptimisticReadBegin(ADIO_File fd, ADIO_Offset offset, ADIO_Offset len);
+int ADIOI_PIOX_OptimisticReadEnd(ADIO_File fd);
 
 #endif /* AD_PIOX_H_INCLUDED */

@@ -89,3 +89,33 @@ int ADIOI_PIOX_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int 
     l->held = ext;
     return MPI_SUCCESS;
 }
+
+/* Patch 0019's slots: an atomic-mode read without a lock. Begins only when
+ * nothing is held (ROMIO reads optimistically instead of locking, never inside
+ * a lock) and piox can tell (one node, PIOX_LOCK_RANGE); anything else, an
+ * error included, answers 0 and ROMIO takes the read lock, whose errors abort
+ * as above. */
+int ADIOI_PIOX_OptimisticReadBegin(ADIO_File fd, ADIO_Offset offset, ADIO_Offset len)
+{
+    ADIOI_PIOX_Lock *l = fd->fs_ptr ? &((ADIOI_PIOX_File *) fd->fs_ptr)->data : NULL;
+    piox_extent ext;
+    int begun = 0;
+
+    if (l == NULL || l->depth > 0 || offset < 0 || len <= 0)
+        return 0;
+    ext.offset = offset;
+    ext.length = len;
+    if (piox_lock_optimistic_begin(l->lock, &ext, 1, &begun) != MPI_SUCCESS)
+        return 0;
+    return begun;
+}
+
+int ADIOI_PIOX_OptimisticReadEnd(ADIO_File fd)
+{
+    ADIOI_PIOX_Lock *l = &((ADIOI_PIOX_File *) fd->fs_ptr)->data;
+    int valid = 0;
+
+    if (piox_lock_optimistic_end(l->lock, &valid) != MPI_SUCCESS)
+        return 0;
+    return valid;
+}
