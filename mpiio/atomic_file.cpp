@@ -127,7 +127,8 @@ int detach(AtomicFile &file)
 
 void view_changed(AtomicFile &file)
 {
-    file.last_access.valid = false;
+    for (AccessMap &map : file.recent_maps)
+        map.valid = false;
     if (file.view != nullptr)
         piox_view_free(&file.view);
 }
@@ -194,10 +195,14 @@ int lock_access(AtomicFile &file, Direction direction, MPI_Offset offset, MPI_Co
 
 int map_access(AtomicFile &file, MPI_Offset offset, MPI_Offset bytes, const AccessMap **out)
 {
-    AccessMap &map = file.last_access;
+    for (const AccessMap &recent : file.recent_maps)
+        if (recent.valid && recent.offset == offset && recent.bytes == bytes) {
+            *out = &recent;
+            return MPI_SUCCESS;
+        }
+    AccessMap &map = file.recent_maps[file.next_map];
+    file.next_map = (file.next_map + 1) % file.recent_maps.size();
     *out = &map;
-    if (map.valid && map.offset == offset && map.bytes == bytes)
-        return MPI_SUCCESS;
     int rc = current_view(file);
     if (rc != MPI_SUCCESS)
         return rc;

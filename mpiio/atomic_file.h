@@ -27,6 +27,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,7 +64,11 @@ struct AtomicFile {
     bool native = true;         // the view's data representation is "native"
     int own_fd = -1;             // piox's own descriptor of the file (own_transfer.h)
     bool own_fd_writes = false;  // it was opened for writing
-    AccessMap last_access;       // see map_access
+    // The maps of the last few accesses (map_access): programs repeat the same ones,
+    // and an access mapped in chunks (over 4 MiB, or 64 Ki pieces) needs its whole map
+    // and its chunks' maps at each call. Replaced oldest first.
+    std::array<AccessMap, 4> recent_maps;
+    size_t next_map = 0;  // the slot the next new map takes
     std::vector<char> own_stream, own_span;  // staging for own_transfer, kept between calls
     // The library's write sieving hint before atomic mode; empty when the library
     // has no such hint (it is not ROMIO) and atomic mode leaves its hints alone.
@@ -95,8 +100,9 @@ int get_atomicity(const AtomicFile &file, int *flag);
 // Flattens the current view if it is not yet (file.view, file.native).
 int current_view(AtomicFile &file);
 
-// The map of an access (exact up to a few MiB, coarsened beyond), from the last
-// access's when it is the same. Errors are returned, not raised.
+// The map of an access (exact up to a few MiB, coarsened beyond), from a recent
+// access's when it is the same (the pointer stays valid until four other accesses
+// have been mapped). Errors are returned, not raised.
 int map_access(AtomicFile &file, MPI_Offset offset, MPI_Offset bytes, const AccessMap **map);
 
 // The stream bytes of an exact map whose file bytes lie before `end`: its pieces, in

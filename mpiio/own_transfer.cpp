@@ -450,7 +450,7 @@ MPI_Offset move_small(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Off
     return moved;
 }
 
-// A larger access: locked once as a whole (a write its whole span, so that chunks may
+// A larger access, or a smaller one in too many pieces for one exact map: locked once as a whole (a write its whole span, so that chunks may
 // sieve; a read the coarsened extents), then moved a chunk of at most kMaxSpan bytes
 // at a time, each chunk mapped exactly (halved until it is). Same returns as
 // move_small; -2 only before anything moved.
@@ -517,9 +517,13 @@ bool own_transfer(AtomicFile &file, Direction direction, MPI_Offset offset, void
         return false;
     Stream data(file, buf, count, datatype, bytes / count);
     *rc = MPI_SUCCESS;
+    // An access too fragmented for one exact map (move_small's -2: over 64 Ki pieces)
+    // goes as a large one, in chunks that map exactly, not to the library: with write
+    // sieving off, ROMIO would write its pieces one system call each.
     MPI_Offset moved = bytes <= kMaxSpan ? move_small(file, data, offset, bytes, etype_size, write, rc)
-                                         : move_large(file, data, offset, bytes, etype_size,
-                                                      write, rc);
+                                         : -2;
+    if (moved == -2)
+        moved = move_large(file, data, offset, bytes, etype_size, write, rc);
     if (moved == -2)
         return false;
     if (*rc != MPI_SUCCESS) {

@@ -22,9 +22,10 @@
 // sparse access of few large pieces goes piece by piece, so writers interleaved with
 // it never wait for it.
 //
-// An access over 4 MiB is locked once as a whole (a write its whole span, a read its
-// extents, coarsened) and moved a chunk of at most 4 MiB at a time, each chunk mapped
-// exactly; the buffer is packed a chunk of whole items at a time.
+// An access over 4 MiB, or in over 64 Ki pieces, is locked once as a whole (a write
+// its whole span, a read its extents, coarsened) and moved a chunk of at most 4 MiB
+// at a time, each chunk mapped exactly; the buffer is packed a chunk of whole items
+// at a time.
 //
 // The library still moves (locked_transfer.h) a view whose data representation is
 // not "native", an access piox cannot map exactly (a single item of over 4 MiB of a
