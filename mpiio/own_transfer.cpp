@@ -450,10 +450,11 @@ MPI_Offset move_small(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Off
     return moved;
 }
 
-// A larger access, or a smaller one in too many pieces for one exact map: locked once as a whole (a write its whole span, so that chunks may
-// sieve; a read the coarsened extents), then moved a chunk of at most kMaxSpan bytes
-// at a time, each chunk mapped exactly (halved until it is). Same returns as
-// move_small; -2 only before anything moved.
+// A larger access, or a smaller one in too many pieces for one exact map: locked once
+// as a whole (a write its whole span, so that chunks may sieve; a read the coarsened
+// extents), then moved a chunk of at most kMaxSpan bytes at a time, each chunk mapped
+// exactly (halved until it is). Same returns as move_small; -2 only before anything
+// moved.
 MPI_Offset move_large(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Offset bytes,
                       MPI_Count etype_size, bool write, int *rc)
 {
