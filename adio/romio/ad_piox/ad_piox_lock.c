@@ -27,6 +27,13 @@
  * reaches, yet offset + length cannot overflow. */
 #define PIOX_LOCK_TO_EOF(start) (((ADIO_Offset) 1 << 62) - (start))
 
+/* The file's byte-range lock and what this process holds of it; NULL before
+ * OpenColl made it. */
+static ADIOI_PIOX_Lock *PIOX_data_lock(ADIO_File fd)
+{
+    return fd->fs_ptr ? &((ADIOI_PIOX_File *) fd->fs_ptr)->data : NULL;
+}
+
 static void PIOX_fail(ADIO_File fd, const char *what, ADIO_Offset offset, ADIO_Offset len,
                       int err)
 {
@@ -42,7 +49,7 @@ static void PIOX_fail(ADIO_File fd, const char *what, ADIO_Offset offset, ADIO_O
 int ADIOI_PIOX_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int whence,
                        ADIO_Offset len)
 {
-    ADIOI_PIOX_Lock *l = fd->fs_ptr ? &((ADIOI_PIOX_File *) fd->fs_ptr)->data : NULL;
+    ADIOI_PIOX_Lock *l = PIOX_data_lock(fd);
     piox_extent ext;
     piox_lock_mode mode = (type == F_RDLCK) ? PIOX_LOCK_READ : PIOX_LOCK_WRITE;
     struct stat st;
@@ -97,7 +104,7 @@ int ADIOI_PIOX_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int 
  * as above. */
 int ADIOI_PIOX_OptimisticReadBegin(ADIO_File fd, ADIO_Offset offset, ADIO_Offset len)
 {
-    ADIOI_PIOX_Lock *l = fd->fs_ptr ? &((ADIOI_PIOX_File *) fd->fs_ptr)->data : NULL;
+    ADIOI_PIOX_Lock *l = PIOX_data_lock(fd);
     piox_extent ext;
     int begun = 0;
 
@@ -112,10 +119,10 @@ int ADIOI_PIOX_OptimisticReadBegin(ADIO_File fd, ADIO_Offset offset, ADIO_Offset
 
 int ADIOI_PIOX_OptimisticReadEnd(ADIO_File fd)
 {
-    ADIOI_PIOX_Lock *l = &((ADIOI_PIOX_File *) fd->fs_ptr)->data;
+    ADIOI_PIOX_Lock *l = PIOX_data_lock(fd);
     int valid = 0;
 
-    if (piox_lock_optimistic_end(l->lock, &valid) != MPI_SUCCESS)
+    if (l == NULL || piox_lock_optimistic_end(l->lock, &valid) != MPI_SUCCESS)
         return 0;
     return valid;
 }
