@@ -10,6 +10,12 @@
  *   floor          no MPI-IO: one atomic fetch-and-add on a counter in a
  *                  shared-memory window plus one pwrite() at the fetched offset,
  *                  the irreducible cost of a shared append on one node
+ *   combined       the floor with writes combined: each rank stages its record in
+ *                  shared memory, and whoever holds the node's writer flag writes
+ *                  every staged record, adjacent ones in one pwritev(). Each call
+ *                  still returns only once its record is in the file. The test of
+ *                  whether a system call per record is really the floor
+ *                  (records of up to COMBINED_MAX_RECORD bytes)
  *   write_at       diagnostic: MPI_File_write_at with no shared pointer at all,
  *                  record k of rank r at slot k * ranks + r (the same file): the
  *                  MPI library's own cost per call over pwrite() (at 1 rank; with
@@ -47,8 +53,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "benchlib.h"
@@ -59,11 +67,34 @@
 
 /* ---- what is being written to ---------------------------------------------- */
 
+/* The combined operation's staging area: one slot per record in flight. A slot
+ * goes FREE -> CLAIMED (its owner fills it) -> STAGED -> WRITTEN (by whoever held
+ * the writer flag) -> FREE (its owner has seen it written). */
+#define COMBINED_SLOTS 64
+#define COMBINED_MAX_RECORD 16384
+enum { SLOT_FREE, SLOT_CLAIMED, SLOT_STAGED, SLOT_WRITTEN };
+
+struct staged_record {
+    int32_t state;
+    int32_t bytes;
+    int64_t offset;
+    char data[COMBINED_MAX_RECORD];
+};
+
+/* The node's shared memory: the floor's counter, then the combined operation's
+ * writer flag, ticket counter and slots. */
+struct append_area {
+    int64_t counter;              /* the shared append offset */
+    int32_t writer_flag;          /* combined: 1 while a rank writes the staged records */
+    uint64_t next_ticket;         /* combined: which slot a record tries first */
+    struct staged_record slots[COMBINED_SLOTS];
+};
+
 struct target {
     MPI_File fh;                  /* every operation but the floor */
     uint64_t next_slot;           /* write_at: this rank's next record slot */
-    int fd;                       /* floor */
-    volatile int64_t *counter;    /* floor: the shared append offset */
+    int fd;                       /* floor and combined */
+    struct append_area *area;     /* floor and combined, on the node */
 };
 
 typedef void (*write_record_fn)(struct target *target, const char *record, int bytes);
@@ -93,9 +124,72 @@ static void write_at_record(struct target *target, const char *record, int bytes
 
 static void floor_record(struct target *target, const char *record, int bytes)
 {
-    int64_t offset = __atomic_fetch_add(target->counter, bytes, __ATOMIC_ACQ_REL);
+    int64_t offset = __atomic_fetch_add(&target->area->counter, bytes, __ATOMIC_ACQ_REL);
     if (pwrite(target->fd, record, (size_t)bytes, (off_t)offset) != bytes)
         die("pwrite at %lld: %s", (long long)offset, strerror(errno));
+}
+
+static int compare_staged_offsets(const void *a, const void *b)
+{
+    int64_t x = (*(struct staged_record *const *)a)->offset;
+    int64_t y = (*(struct staged_record *const *)b)->offset;
+    return (x > y) - (x < y);
+}
+
+/* Writes every record staged on the node, each run of adjacent records in one
+ * pwritev(), and marks them written. Called with the writer flag held. */
+static void write_staged_records(struct append_area *area, int fd)
+{
+    struct staged_record *staged[COMBINED_SLOTS];
+    int count = 0;
+    for (int i = 0; i < COMBINED_SLOTS; i++)
+        if (__atomic_load_n(&area->slots[i].state, __ATOMIC_ACQUIRE) == SLOT_STAGED)
+            staged[count++] = &area->slots[i];
+    qsort(staged, (size_t)count, sizeof staged[0], compare_staged_offsets);
+    for (int first = 0, end; first < count; first = end) {
+        struct iovec pieces[COMBINED_SLOTS];
+        int64_t next_offset = staged[first]->offset;
+        size_t run_bytes = 0;
+        for (end = first; end < count && staged[end]->offset == next_offset; end++) {
+            pieces[end - first].iov_base = staged[end]->data;
+            pieces[end - first].iov_len = (size_t)staged[end]->bytes;
+            next_offset += staged[end]->bytes;
+            run_bytes += (size_t)staged[end]->bytes;
+        }
+        if (pwritev(fd, pieces, end - first, (off_t)staged[first]->offset) != (ssize_t)run_bytes)
+            die("pwritev of %d records at %lld: %s", end - first,
+                (long long)staged[first]->offset, strerror(errno));
+        for (int i = first; i < end; i++)
+            __atomic_store_n(&staged[i]->state, SLOT_WRITTEN, __ATOMIC_RELEASE);
+    }
+}
+
+static void combined_record(struct target *target, const char *record, int bytes)
+{
+    struct append_area *area = target->area;
+    const int64_t offset = __atomic_fetch_add(&area->counter, bytes, __ATOMIC_ACQ_REL);
+    uint64_t ticket = __atomic_fetch_add(&area->next_ticket, 1, __ATOMIC_RELAXED);
+    struct staged_record *slot;
+    for (;; ticket++) {  /* a slot still in use by an earlier record is skipped */
+        slot = &area->slots[ticket % COMBINED_SLOTS];
+        int32_t free_state = SLOT_FREE;
+        if (__atomic_compare_exchange_n(&slot->state, &free_state, SLOT_CLAIMED, 0,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            break;
+    }
+    slot->offset = offset;
+    slot->bytes = bytes;
+    memcpy(slot->data, record, (size_t)bytes);
+    __atomic_store_n(&slot->state, SLOT_STAGED, __ATOMIC_RELEASE);
+    while (__atomic_load_n(&slot->state, __ATOMIC_ACQUIRE) != SLOT_WRITTEN) {
+        if (__atomic_exchange_n(&area->writer_flag, 1, __ATOMIC_ACQUIRE) == 0) {
+            write_staged_records(area, target->fd);
+            __atomic_store_n(&area->writer_flag, 0, __ATOMIC_RELEASE);
+        } else {
+            sched_yield();  /* ranks outnumber cores here: let the writer run */
+        }
+    }
+    __atomic_store_n(&slot->state, SLOT_FREE, __ATOMIC_RELEASE);
 }
 
 static const struct operation {
@@ -106,13 +200,14 @@ static const struct operation {
     {"write_shared", write_shared_record, 1},
     {"write_ordered", write_ordered_record, 1},
     {"floor", floor_record, 0},
+    {"combined", combined_record, 0},
     {"write_at", write_at_record, 1},
 };
 
-/* The floor's counter: one int64 in a shared-memory window on the node. */
-static MPI_Win counter_window = MPI_WIN_NULL;
+/* The floor's and combined's shared memory, in a window on the node. */
+static MPI_Win area_window = MPI_WIN_NULL;
 
-static volatile int64_t *shared_counter(void)
+static struct append_area *shared_append_area(void)
 {
     MPI_Comm node;
     int node_size;
@@ -120,15 +215,20 @@ static volatile int64_t *shared_counter(void)
     MPI_Comm_size(node, &node_size);
     if (node_size != world_size)
         die("the floor needs every rank on one node (%d of %d here)", node_size, world_size);
+    if (world_size > COMBINED_SLOTS)  /* a rank has one record in flight: a slot is free */
+        die("the floor and combined take at most %d ranks", COMBINED_SLOTS);
     void *base = NULL;
-    check_mpi(MPI_Win_allocate_shared(world_rank == 0 ? 64 : 0, 1, MPI_INFO_NULL, node, &base,
-                                      &counter_window),
+    const MPI_Aint area_bytes = world_rank == 0 ? (MPI_Aint)sizeof(struct append_area) : 0;
+    check_mpi(MPI_Win_allocate_shared(area_bytes, 1, MPI_INFO_NULL, node, &base, &area_window),
               "MPI_Win_allocate_shared");
     MPI_Aint bytes;
     int unit;
-    check_mpi(MPI_Win_shared_query(counter_window, 0, &bytes, &unit, &base),
+    check_mpi(MPI_Win_shared_query(area_window, 0, &bytes, &unit, &base),
               "MPI_Win_shared_query");
     MPI_Comm_free(&node);
+    if (world_rank == 0)
+        memset(base, 0, sizeof(struct append_area));
+    MPI_Barrier(MPI_COMM_WORLD);
     return base;
 }
 
@@ -150,7 +250,7 @@ static void open_target(const struct operation *op, const char *path, struct tar
     if (target->fd < 0)
         die("open %s: %s", path, strerror(errno));
     if (world_rank == 0)
-        *target->counter = 0;
+        target->area->counter = 0;
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
@@ -325,7 +425,7 @@ struct options {
 static void usage(void)
 {
     if (world_rank == 0)
-        fprintf(stderr, "usage: shared_fp write_shared|write_ordered|floor|write_at RECORD_BYTES "
+        fprintf(stderr, "usage: shared_fp write_shared|write_ordered|floor|combined|write_at RECORD_BYTES "
                         "MAX_CALLS DIRECTORY [--budget SECONDS] [--reps N] [--warmup SECONDS]\n");
     MPI_Finalize();
     exit(2);
@@ -353,7 +453,8 @@ static struct options parse_options(int argc, char **argv)
             usage();
     }
     if (o.op == NULL || o.record_bytes <= 0 || o.max_calls == 0 || o.reps < 1 ||
-        o.reps > MAX_REPS || (argc - 5) % 2 != 0)
+        o.reps > MAX_REPS || (argc - 5) % 2 != 0 ||
+        (o.op->write_record == combined_record && o.record_bytes > COMBINED_MAX_RECORD))
         usage();
     return o;
 }
@@ -406,7 +507,7 @@ int main(int argc, char **argv)
         die("out of memory");
     memset(w.record, 'a' + world_rank % 26, (size_t)o.record_bytes);
     if (!o.op->uses_mpi_io)
-        w.target.counter = shared_counter();
+        w.target.area = shared_append_area();
 
     /* A name no concurrent run on this node shares: rank 0's pid. */
     long unique = (long)getpid();
@@ -452,8 +553,8 @@ int main(int argc, char **argv)
     if (world_rank == 0)
         print_result(&o, calls, warmup_calls, us_per_rep, &used, file_bytes);
 
-    if (counter_window != MPI_WIN_NULL)
-        MPI_Win_free(&counter_window);
+    if (area_window != MPI_WIN_NULL)
+        MPI_Win_free(&area_window);
     free(w.record);
     MPI_Finalize();
     return 0;
