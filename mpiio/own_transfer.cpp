@@ -296,19 +296,26 @@ MPI_Offset move_chunk(AtomicFile &file, const AccessMap &map, char *stream, bool
     return piece_by_piece(file, map, stream, write);
 }
 
+// The file's size, or -1 when piox cannot measure it (fstat fails: an unlinked file on
+// some FUSE file systems).
+MPI_Offset own_file_size(AtomicFile &file)
+{
+    struct stat st {};
+    return fstat(file.own_fd, &st) == 0 ? st.st_size : -1;
+}
+
 // What of an exact map a read may move: the whole etypes the file holds, so that no
 // byte of the buffer past them changes (MPI-3.1 13.4.3: a read that reaches the end
 // of the file reads whole etypes). Measured with the read locks held, under which no
 // piox writer extends the file into the access's bytes. Returns `map`, or the map of
-// its first such bytes, or nullptr when there are none. A file piox cannot measure
-// (fstat fails: an unlinked file on some FUSE file systems) is read as it is.
+// its first such bytes, or nullptr when there are none. `file_size` is the file's size
+// (own_file_size), or -1 for a file piox cannot measure, which is read as it is.
 const AccessMap *readable_part(AtomicFile &file, const AccessMap *map, MPI_Offset offset,
-                               MPI_Count etype_size)
+                               MPI_Count etype_size, MPI_Offset file_size)
 {
-    struct stat st {};
-    if (fstat(file.own_fd, &st) != 0)
+    if (file_size < 0)
         return map;
-    MPI_Offset readable = stream_bytes_before(*map, st.st_size);
+    MPI_Offset readable = stream_bytes_before(*map, file_size);
     if (readable == map->bytes)
         return map;
     readable -= readable % etype_size;
@@ -349,7 +356,7 @@ struct SpanRead {
 bool read_into_span(AtomicFile &file, const AccessMap *map, MPI_Offset offset,
                     MPI_Count etype_size, bool one_piece, SpanRead *read)
 {
-    read->map = readable_part(file, map, offset, etype_size);
+    read->map = readable_part(file, map, offset, etype_size, own_file_size(file));
     if (read->map == nullptr)
         return true;
     if (one_piece && read->map->pieces.size() == 1)
@@ -450,11 +457,80 @@ MPI_Offset move_small(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Off
     return moved;
 }
 
+// Walks an access a chunk of at most kMaxSpan bytes at a time, each chunk mapped
+// exactly (halved until it is), and hands each chunk's map, stream bytes and offset
+// (in etypes) to `move`, which returns the stream bytes it moved or -1. Returns the
+// stream bytes moved, -1 (errno set), or -2 when the first chunk cannot be mapped
+// or packed (nothing moved: the library may take the access).
+template <typename MoveChunk>
+MPI_Offset move_in_chunks(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Offset bytes,
+                          MPI_Count etype_size, bool write, MoveChunk move)
+{
+    MPI_Offset moved = 0, limit = kMaxSpan;
+    while (moved < bytes) {
+        const MPI_Offset length = data.chunk(moved, limit, etype_size);
+        const MPI_Offset at = offset + moved / etype_size;
+        const AccessMap *map = nullptr;
+        if (length <= 0 || map_access(file, at, length, &map) != MPI_SUCCESS)
+            return moved == 0 ? -2 : (errno = EINVAL, -1);
+        if (!map->exact) {
+            limit /= 2;  // too many pieces for one exact map
+            continue;
+        }
+        char *stream = data.begin(moved, length);
+        if (stream == nullptr)  // the type does not pack: the library judges it
+            return moved == 0 ? -2 : (errno = EINVAL, -1);
+        const MPI_Offset done = move(map, stream, at);
+        if (done < 0)
+            return -1;
+        if (!write)
+            data.end_read(moved, length);
+        moved += done;
+        if (done < length)
+            break;  // the end of the file
+    }
+    return moved;
+}
+
+// A read for move_large whose span fits piox's buffer (an access of up to kMaxSpan
+// bytes in over 64 Ki pieces), first without a lock as read_optimistically does: the
+// span and the file's size read once while the write marks watch `locks`, then, if
+// no overlapping write ran, each chunk's pieces copied out of the span. Returns as
+// move_large; -3 when it must be read under the read lock.
+MPI_Offset read_large_optimistically(AtomicFile &file, Stream &data, MPI_Offset offset,
+                                     MPI_Offset bytes, MPI_Count etype_size,
+                                     const piox_extent &span,
+                                     const std::vector<piox_extent> &locks)
+{
+    int begun = 0, valid = 0;
+    if (span.length > kMaxSpan ||
+        piox_lock_optimistic_begin(file.lock, locks.data(), static_cast<int>(locks.size()),
+                                   &begun) != MPI_SUCCESS ||
+        !begun)
+        return -3;
+    const MPI_Offset file_size = own_file_size(file);
+    const MPI_Offset got = read_span(file, span);
+    const int error = errno;
+    if (piox_lock_optimistic_end(file.lock, &valid) != MPI_SUCCESS || !valid)
+        return -3;
+    if (got < 0) {
+        errno = error;
+        return -1;
+    }
+    return move_in_chunks(file, data, offset, bytes, etype_size, false,
+                          [&](const AccessMap *map, char *stream, MPI_Offset at) -> MPI_Offset {
+                              map = readable_part(file, map, at, etype_size, file_size);
+                              return map == nullptr ? 0
+                                                    : keep_read_pieces(*map, file.own_span.data(),
+                                                                       span, got, stream);
+                          });
+}
+
 // A larger access, or a smaller one in too many pieces for one exact map: locked once
 // as a whole (a write its whole span, so that chunks may sieve; a read the coarsened
-// extents), then moved a chunk of at most kMaxSpan bytes at a time, each chunk mapped
-// exactly (halved until it is). Same returns as move_small; -2 only before anything
-// moved.
+// extents), then moved in chunks that map exactly. A read whose span fits piox's
+// buffer is first tried without the lock. Same returns as move_small; -2 only before
+// anything moved.
 MPI_Offset move_large(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Offset bytes,
                       MPI_Count etype_size, bool write, int *rc)
 {
@@ -464,42 +540,26 @@ MPI_Offset move_large(AtomicFile &file, Stream &data, MPI_Offset offset, MPI_Off
         return -2;
     const piox_extent &first = whole->pieces.front(), &last = whole->pieces.back();
     const piox_extent span{first.offset, last.offset + last.length - first.offset};
+    // Copied: mapping the chunks may evict the whole map from the cache.
     const std::vector<piox_extent> locks = write ? std::vector<piox_extent>{span} : whole->locks;
+    if (!write) {
+        const MPI_Offset read =
+            read_large_optimistically(file, data, offset, bytes, etype_size, span, locks);
+        if (read != -3)
+            return read;
+    }
     *rc = piox_lock_acquire(file.lock, write ? PIOX_LOCK_WRITE : PIOX_LOCK_READ, locks.data(),
                             static_cast<int>(locks.size()));
     if (*rc != MPI_SUCCESS)
         return 0;
-    MPI_Offset moved = 0, limit = kMaxSpan;
-    while (moved < bytes) {
-        const MPI_Offset length = data.chunk(moved, limit, etype_size);
-        const AccessMap *map = nullptr;
-        if (length <= 0 ||
-            map_access(file, offset + moved / etype_size, length, &map) != MPI_SUCCESS) {
-            moved = moved == 0 ? -2 : (errno = EINVAL, -1);
-            break;
-        }
-        if (!map->exact) {
-            limit /= 2;  // too many pieces for one exact map
-            continue;
-        }
-        if (!write)
-            map = readable_part(file, map, offset + moved / etype_size, etype_size);
-        char *stream = data.begin(moved, length);
-        if (stream == nullptr) {  // the type does not pack: the library judges it
-            moved = moved == 0 ? -2 : (errno = EINVAL, -1);
-            break;
-        }
-        const MPI_Offset done = map == nullptr ? 0 : move_chunk(file, *map, stream, write);
-        if (done < 0) {
-            moved = -1;
-            break;
-        }
-        if (!write)
-            data.end_read(moved, length);
-        moved += done;
-        if (done < length)
-            break;  // the end of the file
-    }
+    const MPI_Offset file_size = write ? -1 : own_file_size(file);  // measured under the lock
+    const MPI_Offset moved = move_in_chunks(
+        file, data, offset, bytes, etype_size, write,
+        [&](const AccessMap *map, char *stream, MPI_Offset at) -> MPI_Offset {
+            if (!write)
+                map = readable_part(file, map, at, etype_size, file_size);
+            return map == nullptr ? 0 : move_chunk(file, *map, stream, write);
+        });
     piox_lock_release(file.lock);
     return moved;
 }

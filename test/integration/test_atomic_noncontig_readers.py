@@ -17,7 +17,9 @@ hardly ever do).
 Both read optimistically on one node: without a lock, kept only when no write
 overlapped the read (piox_lock.h; ROMIO patch 0019). A libromio whose
 ADIOI_Read_optimistically keeps every read failed 6 runs of 6 (by read 30-276),
-and passed 1,000 writes of 10,000 ints every time, hence the larger accesses.
+and passed 1,000 writes of 10,000 ints every time, hence the larger accesses. The
+preload reads its chunked access optimistically too (the whole span at once); one
+that kept every such read failed the noncontiguous case 3 runs of 3.
 Both release a sieved read's lock once the read has brought every byte into a
 private buffer, and copy the bytes out after (own_transfer.cpp; ROMIO patch 0013).
 A mutant that releases the lock before the read failed: ad_piox's 3 runs of 3 at
