@@ -11,6 +11,10 @@
  *   atomicity_noncontig  its second half: the same through a view whose filetype
  *                        is a vector of N ints, one in two (the file's odd ints
  *                        are holes that nobody writes)
+ *   atomicity_block      the same N ints through a view whose filetype is two
+ *                        blocks of N ints, N ints apart: the access lies inside
+ *                        one block of a noncontiguous view (ROMIO reads that
+ *                        with a single contiguous read of its own)
  *   disjoint_writers     every rank writes --blocks blocks of --block bytes per
  *                        call through a vector view in which rank r owns every
  *                        ranks-th block: interleaved, never overlapping
@@ -113,7 +117,7 @@ static void fail(struct run *run, const char *format, ...)
     va_end(args);
 }
 
-/* atomicity_contig and atomicity_noncontig ------------------------------------ */
+/* atomicity_contig, atomicity_noncontig and atomicity_block ------------------- */
 
 static uint64_t contig_file_bytes(const struct options *o)
 {
@@ -140,6 +144,15 @@ static void noncontig_view(struct run *run, MPI_Datatype *filetype)
 {
     /* As test/atomicity.c: MPI_Type_vector(BUFSIZE, 1, 2, MPI_INT). */
     MPI_Type_vector(run->o->ints, 1, 2, MPI_INT, filetype);
+    MPI_Type_commit(filetype);
+    check_mpi(MPI_File_set_view(run->fh, 0, MPI_INT, *filetype, "native", run->o->info),
+              "MPI_File_set_view");
+}
+
+static void block_view(struct run *run, MPI_Datatype *filetype)
+{
+    /* Noncontiguous, but the access (N ints at 0) fills its first block exactly. */
+    MPI_Type_vector(2, run->o->ints, 2 * run->o->ints, MPI_INT, filetype);
     MPI_Type_commit(filetype);
     check_mpi(MPI_File_set_view(run->fh, 0, MPI_INT, *filetype, "native", run->o->info),
               "MPI_File_set_view");
@@ -334,6 +347,8 @@ static const struct scenario scenarios[] = {
      atomicity_bytes_per_access},
     {"atomicity_noncontig", noncontig_file_bytes, noncontig_view, atomicity_access,
      check_noncontig_file, atomicity_bytes_per_access},
+    {"atomicity_block", contig_file_bytes, block_view, atomicity_access, check_contig_file,
+     atomicity_bytes_per_access},
     {"disjoint_writers", disjoint_file_bytes, disjoint_view, write_tagged, check_disjoint_file,
      disjoint_bytes_per_access},
     {"lone_writer", lone_bytes, contig_view, lone_writer_access, check_lone_file, lone_bytes},
@@ -453,7 +468,8 @@ static void print_result(struct run *run, const char *lock, const char *hints,
 static void usage(void)
 {
     if (world_rank == 0)
-        fprintf(stderr, "usage: atomic atomicity_contig|atomicity_noncontig|disjoint_writers|"
+        fprintf(stderr, "usage: atomic atomicity_contig|atomicity_noncontig|atomicity_block|"
+                        "disjoint_writers|"
                         "lone_writer DIRECTORY [--ints N] [--block BYTES] [--blocks N] "
                         "[--budget SECONDS] [--warmup SECONDS] [--max-iterations N] "
                         "[--hint KEY=VALUE]...\n");
