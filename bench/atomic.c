@@ -15,6 +15,12 @@
  *                        blocks of N ints, N ints apart: the access lies inside
  *                        one block of a noncontiguous view (ROMIO reads that
  *                        with a single contiguous read of its own)
+ *   atomicity_collective the writer as in atomicity_contig, then a read_at_all of
+ *                        nothing; each reader reads its own slice of the N ints
+ *                        with MPI_File_read_at_all. The slices do not overlap, so
+ *                        ROMIO reads each independently, and the writer, done
+ *                        with its part of the collective, may already be writing
+ *                        the next version
  *   disjoint_writers     every rank writes --blocks blocks of --block bytes per
  *                        call through a vector view in which rank r owns every
  *                        ranks-th block: interleaved, never overlapping
@@ -117,7 +123,7 @@ static void fail(struct run *run, const char *format, ...)
     va_end(args);
 }
 
-/* atomicity_contig, atomicity_noncontig and atomicity_block ------------------- */
+/* atomicity_contig, atomicity_noncontig, atomicity_block, atomicity_collective -- */
 
 static uint64_t contig_file_bytes(const struct options *o)
 {
@@ -158,25 +164,24 @@ static void block_view(struct run *run, MPI_Datatype *filetype)
               "MPI_File_set_view");
 }
 
-static void atomicity_access(struct run *run)
+/* The writer's part: the next version in every one of the N ints. */
+static void write_next_version(struct run *run)
 {
     int *ints = run->buffer;
     const int n = run->o->ints;
     MPI_Status status;
-    if (world_rank == 0) {
-        run->version++;
-        for (int i = 0; i < n; i++)
-            ints[i] = run->version;
-        const double start = MPI_Wtime();
-        check_mpi(MPI_File_write_at(run->fh, 0, ints, n, MPI_INT, &status),
-                  "MPI_File_write_at");
-        run->access_seconds += MPI_Wtime() - start;
-        return;
-    }
+    run->version++;
+    for (int i = 0; i < n; i++)
+        ints[i] = run->version;
     const double start = MPI_Wtime();
-    check_mpi(MPI_File_read_at(run->fh, 0, ints, n, MPI_INT, &status), "MPI_File_read_at");
+    check_mpi(MPI_File_write_at(run->fh, 0, ints, n, MPI_INT, &status), "MPI_File_write_at");
     run->access_seconds += MPI_Wtime() - start;
-    /* All old or all new, as ROMIO's test checks; outside the timing. */
+}
+
+/* A reader's check of the `n` ints it read: all old or all new, as ROMIO's test
+ * checks; outside the timing. */
+static void check_one_version(struct run *run, const int *ints, int n)
+{
     const int seen = ints[0];
     for (int i = 1; i < n; i++)
         if (ints[i] != seen) {
@@ -191,6 +196,40 @@ static void atomicity_access(struct run *run)
         run->reads_of_new_data++;
     run->version = seen;
     run->reads++;
+}
+
+static void atomicity_access(struct run *run)
+{
+    if (world_rank == 0) {
+        write_next_version(run);
+        return;
+    }
+    MPI_Status status;
+    const double start = MPI_Wtime();
+    check_mpi(MPI_File_read_at(run->fh, 0, run->buffer, run->o->ints, MPI_INT, &status),
+              "MPI_File_read_at");
+    run->access_seconds += MPI_Wtime() - start;
+    check_one_version(run, run->buffer, run->o->ints);
+}
+
+static void collective_access(struct run *run)
+{
+    MPI_Status status;
+    if (world_rank == 0) {
+        write_next_version(run);
+        check_mpi(MPI_File_read_at_all(run->fh, 0, run->buffer, 0, MPI_INT, &status),
+                  "MPI_File_read_at_all");
+        return;
+    }
+    const long long n = run->o->ints, readers = world_size - 1;
+    const int first = (int)(n * (world_rank - 1) / readers);
+    const int count = (int)(n * world_rank / readers) - first;
+    const double start = MPI_Wtime();
+    const MPI_Offset at = (MPI_Offset)first * (MPI_Offset)sizeof(int);  /* the view's etype: byte */
+    check_mpi(MPI_File_read_at_all(run->fh, at, run->buffer, count, MPI_INT, &status),
+              "MPI_File_read_at_all");
+    run->access_seconds += MPI_Wtime() - start;
+    check_one_version(run, run->buffer, count);
 }
 
 static void check_atomicity_file(struct run *run, const unsigned char *file, uint64_t bytes,
@@ -349,6 +388,8 @@ static const struct scenario scenarios[] = {
      check_noncontig_file, atomicity_bytes_per_access},
     {"atomicity_block", contig_file_bytes, block_view, atomicity_access, check_contig_file,
      atomicity_bytes_per_access},
+    {"atomicity_collective", contig_file_bytes, contig_view, collective_access,
+     check_contig_file, atomicity_bytes_per_access},
     {"disjoint_writers", disjoint_file_bytes, disjoint_view, write_tagged, check_disjoint_file,
      disjoint_bytes_per_access},
     {"lone_writer", lone_bytes, contig_view, lone_writer_access, check_lone_file, lone_bytes},
@@ -356,7 +397,7 @@ static const struct scenario scenarios[] = {
 
 static int is_atomicity_case(const struct scenario *s)
 {
-    return s->access == atomicity_access;
+    return s->access == atomicity_access || s->access == collective_access;
 }
 
 /* ---- the run ---------------------------------------------------------------- */
@@ -469,6 +510,7 @@ static void usage(void)
 {
     if (world_rank == 0)
         fprintf(stderr, "usage: atomic atomicity_contig|atomicity_noncontig|atomicity_block|"
+                        "atomicity_collective|"
                         "disjoint_writers|"
                         "lone_writer DIRECTORY [--ints N] [--block BYTES] [--blocks N] "
                         "[--budget SECONDS] [--warmup SECONDS] [--max-iterations N] "
