@@ -26,6 +26,11 @@ private buffer, and copy the bytes out after (own_transfer.cpp; ROMIO patch 0013
 atomicity_block is the access ROMIO's ADIOI_GEN_ReadStrided reads with one read of
 its own, which stock ROMIO did not lock (patch 0020): ad_piox without the patch
 failed it (6 readers saw a mix in one run), as stock MPICH does on ext4.
+atomicity_collective reads with MPI_File_read_at_all, each reader its own slice:
+ROMIO reads those without a lock, and the writer, done with its empty part, writes
+the next version meanwhile. ad_piox fails it (4 runs of 4), an expected failure
+until a ROMIO patch makes atomic collectives independent and locked (drafted on
+the branch wip/romio-0021-collective-atomic; README, "Atomic mode").
 A mutant that releases the lock before the read failed: ad_piox's 3 runs of 3 at
 400 writes, the preload's 2 of 3 at 400 and 5 of 5 at 1,000 (10,000 ints).
 """
@@ -45,6 +50,10 @@ SOURCE = REPO / "bench" / "atomic.c"
 OUT = BUILD / "test" / "peer" / "atomic-noncontig-readers"
 RANKS = 8
 ITERATIONS = 1000  # the writer's accesses
+# Each collective read waits for every rank (ROMIO's allgather), about 34 ms a round
+# through ad_piox with 8 processes on 2 cores: fewer rounds, inside the budget. ad_piox's
+# readers saw a mix by the 200th read, 4 runs of 4.
+COLLECTIVE_ITERATIONS = 300
 # 400 KB accesses (the noncontiguous one spans 800 KB, inside one sieve buffer): the
 # FUSE daemon moves them in several requests, so a read often overlaps a write.
 INTS = 100000
@@ -63,18 +72,23 @@ def program_and_run(setup):
             [], False, {"ROMIO_FSTYPE_FORCE": "piox:"})
 
 
-@pytest.mark.parametrize("case", ["atomicity_noncontig", "atomicity_contig", "atomicity_block"])
+@pytest.mark.parametrize("case", ["atomicity_noncontig", "atomicity_contig", "atomicity_block",
+                                  "atomicity_collective"])
 @pytest.mark.parametrize("setup", ["preload", "ad_piox"])
-def test_atomic_reads_never_see_half_a_write(mpirun, lockless_dir, setup, case):
+def test_atomic_reads_never_see_half_a_write(mpirun, lockless_dir, setup, case, request):
+    if setup == "ad_piox" and case == "atomicity_collective":
+        request.applymarker(pytest.mark.xfail(
+            reason="ROMIO's collective reads take no lock in atomic mode", strict=False))
     program, extra, piox, env = program_and_run(setup)
+    iterations = COLLECTIVE_ITERATIONS if case == "atomicity_collective" else ITERATIONS
     result = mpirun(RANKS, [program, case, lockless_dir, "--ints", str(INTS),
                             "--budget", "60", "--warmup", "0",
-                            "--max-iterations", str(ITERATIONS), *HINTS, *extra],
+                            "--max-iterations", str(iterations), *HINTS, *extra],
                     piox=piox, env=env, timeout=300)
     assert result.returncode == 0, describe(result)
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["check"] == "ok", describe(result)
     assert report["piox"] == piox, report  # libpiox loaded in the preload run only
     assert report["atomic_lock"] == ("range" if piox else None), report
-    assert report["iterations"] == ITERATIONS, report
-    assert report["reads"] >= ITERATIONS, report  # the readers ran alongside
+    assert report["iterations"] == iterations, report
+    assert report["reads"] >= iterations, report  # the readers ran alongside
