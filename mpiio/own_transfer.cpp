@@ -380,6 +380,22 @@ MPI_Offset keep_span_read(AtomicFile &file, const SpanRead &read, char *stream)
     return keep_read_pieces(*read.map, file.own_span.data(), read.span, read.got, stream);
 }
 
+// Runs `read` between piox_lock_optimistic_begin and _end over `locks` (piox_lock.h:
+// optimistic reads). True when it ran and no overlapping write ran meanwhile, so that
+// what it read stands; false when it must be read again under the read lock. `locks`
+// is only looked at before `read` runs, which may map other accesses.
+template <typename Read>
+bool read_without_lock(AtomicFile &file, const std::vector<piox_extent> &locks, Read read)
+{
+    int begun = 0, valid = 0;
+    if (piox_lock_optimistic_begin(file.lock, locks.data(), static_cast<int>(locks.size()),
+                                   &begun) != MPI_SUCCESS ||
+        !begun)
+        return false;
+    read();
+    return piox_lock_optimistic_end(file.lock, &valid) == MPI_SUCCESS && valid;
+}
+
 // A read of up to kMaxSpan bytes, first without a lock (piox_lock.h: optimistic
 // reads): kept when no overlapping write ran meanwhile, so a reader preempted in its
 // read makes no writer wait. It reads into piox's own span, even one piece, so that
@@ -394,14 +410,11 @@ MPI_Offset read_optimistically(AtomicFile &file, const AccessMap *map, MPI_Offse
     if (map->pieces.size() > 1 && !worth_sieving(*map, Direction::read, &span))
         return -3;  // pieces too far apart: read one by one, locked (its readable
                     // part differs only at the end of the file)
-    int begun = 0, valid = 0;
-    if (piox_lock_optimistic_begin(file.lock, map->locks.data(),
-                                   static_cast<int>(map->locks.size()), &begun) != MPI_SUCCESS ||
-        !begun)
-        return -3;
     SpanRead read;
-    const bool spanned = read_into_span(file, map, offset, etype_size, true, &read);
-    if (piox_lock_optimistic_end(file.lock, &valid) != MPI_SUCCESS || !valid || !spanned)
+    bool spanned = false;
+    if (!read_without_lock(file, map->locks,
+                           [&] { spanned = read_into_span(file, map, offset, etype_size, true, &read); }) ||
+        !spanned)
         return -3;
     return keep_span_read(file, read, stream);
 }
@@ -502,16 +515,13 @@ MPI_Offset read_large_optimistically(AtomicFile &file, Stream &data, MPI_Offset 
                                      const piox_extent &span,
                                      const std::vector<piox_extent> &locks)
 {
-    int begun = 0, valid = 0;
-    if (span.length > kMaxSpan ||
-        piox_lock_optimistic_begin(file.lock, locks.data(), static_cast<int>(locks.size()),
-                                   &begun) != MPI_SUCCESS ||
-        !begun)
-        return -3;
-    const MPI_Offset file_size = own_file_size(file);
-    const MPI_Offset got = read_span(file, span);
-    const int error = errno;
-    if (piox_lock_optimistic_end(file.lock, &valid) != MPI_SUCCESS || !valid)
+    MPI_Offset file_size = -1, got = -1;
+    int error = 0;
+    if (span.length > kMaxSpan || !read_without_lock(file, locks, [&] {
+            file_size = own_file_size(file);
+            got = read_span(file, span);
+            error = errno;
+        }))
         return -3;
     if (got < 0) {
         errno = error;
