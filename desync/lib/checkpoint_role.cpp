@@ -130,22 +130,11 @@ int Runtime::save_progress()
             i++;
             continue;
         }
-        Block *b = save_blocks_[i];
-        b->pins--;
-        b->saved = 2;
-        saved_count_[b->addr.version()]++;
-        stats_.checkpointed++;
-        collect_due_ = true;
+        block_saved(save_blocks_[i]);
         save_requests_.erase(save_requests_.begin() + static_cast<long>(i));
         save_blocks_.erase(save_blocks_.begin() + static_cast<long>(i));
     }
-    int last = job_.files.front().versions - 1;
-    int next = saved_through_ < 0 ? 0 : saved_through_ + r;
-    while (next <= last && saved_whole(next)) {
-        saved_through_ = next;
-        next += r;
-        report_due_ = true;
-    }
+    advance_saved_through();
     // Counts are kept until the version is recorded whole: after a loss the taker's
     // written version goes back (recover.cpp) and its own blocks count again.
     for (auto it = saved_count_.begin(); it != saved_count_.end();)
@@ -153,14 +142,76 @@ int Runtime::save_progress()
     return DESYNC_SUCCESS;
 }
 
+void Runtime::block_saved(Block *b)
+{
+    b->pins--;
+    b->saved = 2;
+    saved_count_[b->addr.version()]++;
+    stats_.checkpointed++;
+    collect_due_ = true;
+}
+
+void Runtime::advance_saved_through()
+{
+    int last = job_.files.front().versions - 1;
+    int next = saved_through_ < 0 ? 0 : saved_through_ + job_.replicate;
+    while (next <= last && saved_whole(next)) {
+        saved_through_ = next;
+        next += job_.replicate;
+        report_due_ = true;
+    }
+}
+
+// In-flight writes waited for (the end). Blocks still due stay due: record_the_end
+// writes those it may.
 void Runtime::finish_saving()
 {
-    for (size_t i = 0; i < save_requests_.size(); i++) {
-        MPI_Wait(&save_requests_[i], MPI_STATUS_IGNORE);
-        save_blocks_[i]->pins--;
-    }
+    for (size_t i = 0; i < save_requests_.size(); i++)
+        if (MPI_Wait(&save_requests_[i], MPI_STATUS_IGNORE) == MPI_SUCCESS)
+            block_saved(save_blocks_[i]);
+        else
+            save_blocks_[i]->pins--;
     save_requests_.clear();
     save_blocks_.clear();
+    advance_saved_through();
+}
+
+// Collective, at the end: the versions written since the map's last record are
+// recorded too, and the blocks that waited for that record written and recorded in
+// turn, so that a finished job run again resumes from its last version and neither
+// slot is left holding blocks newer than its record names. Each round records at
+// least one version more or ends. Skipped after a failure or a loss, where whose
+// share is written is the map's business; the records then stay as the map left
+// them, which a restart handles as it would a crash.
+void Runtime::record_the_end(MPI_Comm comm)
+{
+    if (!checkpoint_.is_open())
+        return;
+    for (;;) {
+        if (save_progress() == DESYNC_SUCCESS)
+            finish_saving();
+        // {any failed, the last version written everywhere, the last recorded (the map's)}
+        int agreed[3] = {error_ != DESYNC_SUCCESS || other_failed_ || generation_ != 0, -saved_through_,
+                         saved_complete_};
+        if (MPI_Allreduce(MPI_IN_PLACE, agreed, 3, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) {
+            fail(DESYNC_ERR_MPI, "agreeing on the checkpoint's last version failed");
+            break;
+        }
+        int everywhere = -agreed[1];
+        if (agreed[0] || everywhere <= agreed[2])
+            break;
+        int rc = DESYNC_SUCCESS;
+        std::string why;
+        if (channel_.rank() == 0)
+            rc = checkpoint_.commit(everywhere, &why);
+        // Nobody writes into the other slot before the record is in the file.
+        MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+        if (rc != DESYNC_SUCCESS) {
+            fail(DESYNC_ERR_IO, why.empty() ? "writing the checkpoint file's record failed on rank 0" : why);
+            break;
+        }
+        saved_complete_ = everywhere;
+    }
     save_due_.clear();
 }
 

@@ -111,6 +111,7 @@ int Runtime::run(MPI_Comm comm, desynch_stats *stats, std::string *message)
     });
     if (rc != MPI_SUCCESS)
         fail(DESYNC_ERR_MPI, "exchanging the final message counts failed");
+    record_the_end(comm);
     if (checkpoint_.close() != MPI_SUCCESS)
         fail(DESYNC_ERR_IO, "closing the checkpoint file failed");
     if (error_ == DESYNC_SUCCESS && !other_failed_)

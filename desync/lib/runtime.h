@@ -133,6 +133,9 @@ private:
     void save_later(Block *b);                  // this process's block of a checkpointed version
     int save_progress();                        // starts writes, completes them, reports
     void finish_saving();                       // the end: in-flight writes waited for
+    void record_the_end(MPI_Comm comm);         // collective: the last whole version recorded
+    void block_saved(Block *b);                 // its write is done
+    void advance_saved_through();               // the versions whole here
     bool saved_whole(int version) const;        // every block this process owns of it is written
     int map_commit();
     void maybe_abort();

@@ -94,19 +94,59 @@ def test_a_job_that_died_resumes_with_any_processes(mpirun, tmp_path, expected, 
     assert stat(done.stdout, "resumed_from") == newest
 
 
-def test_a_torn_record_leaves_the_other_slot(mpirun, tmp_path, expected):
-    path = crash(mpirun, tmp_path)
+def slot_holds(path, slot, version):
+    """Whether every block of the slot still holds that version: the job may have died
+    while it rewrote the slot for a newer one (each block's header begins with the
+    address's rank, the file, then the version: desync/lib/store.h)."""
+    data = path.read_bytes()
+    blocks = (N // BLOCK) ** 2
+    start = SLOTS_AT + slot * blocks * STRIDE
+    return all(struct.unpack_from("<iii", data, start + i * STRIDE)[2] == version for i in range(blocks))
+
+
+def tear_newest_record(path):
+    """Flips the newest valid record's version field (its check no longer holds):
+    returns the records as they were."""
     valid = records(path)
     if len(valid) < 2:
-        pytest.fail(f"both slots should hold a version by version 23: {valid}")
+        pytest.fail(f"both slots should hold a version: {valid}")
     newest_slot = max(valid, key=valid.get)
     data = bytearray(path.read_bytes())
-    data[newest_slot * 512 + 16] ^= 0xFF  # the version field: the check no longer holds
+    data[newest_slot * 512 + 16] ^= 0xFF
     path.write_bytes(bytes(data))
+    return valid, 1 - newest_slot
+
+
+def test_a_torn_record_leaves_the_other_slot(mpirun, tmp_path, expected):
+    """A finished job's two slots are both whole (nothing newer was begun): with the
+    newest record torn, the restart resumes from the other."""
+    path = tmp_path / "checkpoint"
+    first = jacobi(mpirun, 4, tmp_path / "first", path)
+    assert first.returncode == 0, first.stderr
+    valid, other_slot = tear_newest_record(path)
+    assert slot_holds(path, other_slot, valid[other_slot])
     done = jacobi(mpirun, 4, tmp_path / "grid", path)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "grid").read_bytes() == expected
-    assert stat(done.stdout, "resumed_from") == valid[1 - newest_slot]
+    assert stat(done.stdout, "resumed_from") == valid[other_slot]
+
+
+def test_a_torn_record_after_a_crash_is_used_or_refused(mpirun, tmp_path, expected):
+    """After a crash the other slot may be half rewritten for a newer version (allowed:
+    its version was no longer the newest). Tearing the newest record by hand then
+    makes a second fault, and the restart must refuse the file rather than resume
+    from mixed blocks; if the slot is whole it must resume from it."""
+    path = crash(mpirun, tmp_path)
+    valid = records(path)
+    other_whole = slot_holds(path, 1 - max(valid, key=valid.get), min(valid.values()))
+    valid, other_slot = tear_newest_record(path)
+    done = jacobi(mpirun, 4, tmp_path / "grid", path)
+    if not other_whole:
+        assert done.returncode == 1 and "is damaged: the record of block (0, " in done.stderr, done.stderr
+        return
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "grid").read_bytes() == expected
+    assert stat(done.stdout, "resumed_from") == valid[other_slot]
 
 
 def test_the_slot_no_record_names_may_be_garbage(mpirun, tmp_path, expected):
