@@ -27,10 +27,9 @@ atomicity_block is the access ROMIO's ADIOI_GEN_ReadStrided reads with one read 
 its own, which stock ROMIO did not lock (patch 0020): ad_piox without the patch
 failed it (6 readers saw a mix in one run), as stock MPICH does on ext4.
 atomicity_collective reads with MPI_File_read_at_all, each reader its own slice:
-ROMIO reads those without a lock, and the writer, done with its empty part, writes
-the next version meanwhile. ad_piox fails it (4 runs of 4), an expected failure
-until a ROMIO patch makes atomic collectives independent and locked (drafted on
-the branch wip/romio-0021-collective-atomic; README, "Atomic mode").
+stock ROMIO reads those without a lock, and the writer, done with its empty part,
+writes the next version meanwhile. ad_piox without patch 0022 (collective accesses
+in atomic mode independent and locked) failed it 4 runs of 4.
 A mutant that releases the lock before the read failed: ad_piox's 3 runs of 3 at
 400 writes, the preload's 2 of 3 at 400 and 5 of 5 at 1,000 (10,000 ints).
 """
@@ -75,10 +74,7 @@ def program_and_run(setup):
 @pytest.mark.parametrize("case", ["atomicity_noncontig", "atomicity_contig", "atomicity_block",
                                   "atomicity_collective"])
 @pytest.mark.parametrize("setup", ["preload", "ad_piox"])
-def test_atomic_reads_never_see_half_a_write(mpirun, lockless_dir, setup, case, request):
-    if setup == "ad_piox" and case == "atomicity_collective":
-        request.applymarker(pytest.mark.xfail(
-            reason="ROMIO's collective reads take no lock in atomic mode", strict=False))
+def test_atomic_reads_never_see_half_a_write(mpirun, lockless_dir, setup, case):
     program, extra, piox, env = program_and_run(setup)
     iterations = COLLECTIVE_ITERATIONS if case == "atomicity_collective" else ITERATIONS
     result = mpirun(RANKS, [program, case, lockless_dir, "--ints", str(INTS),
