@@ -3,6 +3,7 @@
 #include "lock_service.h"
 #include "one_node.h"
 #include "piox_log.h"
+#include "piox_comm.h"
 
 #include <memory>
 
@@ -19,10 +20,9 @@ extern "C" int piox_lock_create(MPI_Comm comm, piox_lock_kind kind, piox_lock **
         return MPI_ERR_ARG;
     *lock = nullptr;
     MPI_Comm own = MPI_COMM_NULL;
-    int rc = PMPI_Comm_dup(comm, &own);
+    int rc = piox_comm_dup_private(comm, &own);
     if (rc != MPI_SUCCESS)
         return rc;
-    PMPI_Comm_set_errhandler(own, MPI_ERRORS_RETURN);
 
     std::unique_ptr<piox::adio::LockService> service;
     if (kind == PIOX_LOCK_RANGE) {

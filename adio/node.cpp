@@ -2,6 +2,7 @@
 #include "piox_node.h"
 
 #include "one_node.h"
+#include "piox_comm.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -109,10 +110,9 @@ int comm_on_one_node(MPI_Comm cache_on, MPI_Comm own, int *one_node)
         return MPI_SUCCESS;
     MPI_Comm made = MPI_COMM_NULL;
     if (own == MPI_COMM_NULL) {
-        int rc = PMPI_Comm_dup(cache_on, &made);
+        int rc = piox_comm_dup_private(cache_on, &made);
         if (rc != MPI_SUCCESS)
             return rc;
-        PMPI_Comm_set_errhandler(made, MPI_ERRORS_RETURN);
         own = made;
     }
     int rc = ask(own, one_node);

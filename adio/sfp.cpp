@@ -4,6 +4,7 @@
 #include "piox_log.h"
 #include "piox_sfp.h"
 #include "sfp_transport.h"
+#include "piox_comm.h"
 
 #include <memory>
 
@@ -18,10 +19,9 @@ extern "C" int piox_sfp_create(MPI_Comm comm, MPI_Offset initial, piox_sfp_trans
         return MPI_ERR_ARG;
     *sfp = nullptr;
     MPI_Comm own = MPI_COMM_NULL;
-    int rc = PMPI_Comm_dup(comm, &own);
+    int rc = piox_comm_dup_private(comm, &own);
     if (rc != MPI_SUCCESS)
         return rc;
-    PMPI_Comm_set_errhandler(own, MPI_ERRORS_RETURN);
 
     int one_node = 0;
     rc = piox::adio::comm_on_one_node(comm, own, &one_node);

@@ -5,6 +5,7 @@
 #include "extent_list.h"
 #include "flatten.h"
 #include "view_map.h"
+#include "piox_comm.h"
 
 #include <new>
 
@@ -21,10 +22,9 @@ namespace {
 int check_types_usable(MPI_Datatype etype, MPI_Datatype filetype)
 {
     MPI_Comm quiet = MPI_COMM_NULL;
-    int rc = PMPI_Comm_dup(MPI_COMM_SELF, &quiet);
+    int rc = piox_comm_dup_private(MPI_COMM_SELF, &quiet);
     if (rc != MPI_SUCCESS)
         return rc;
-    PMPI_Comm_set_errhandler(quiet, MPI_ERRORS_RETURN);
     int packed = 0;
     bool usable = PMPI_Pack_size(0, etype, quiet, &packed) == MPI_SUCCESS &&
                   PMPI_Pack_size(0, filetype, quiet, &packed) == MPI_SUCCESS;

@@ -8,6 +8,7 @@
 #include "packed_transfer.h"
 #include "piox_fsprobe.h"
 #include "piox_log.h"
+#include "piox_comm.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -511,7 +512,7 @@ int attach(MPI_Comm comm, const std::string &filename, AggregatePlan plan,
     int ok = agg->fd >= 0, all = 0;
     int rc = PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, comm);
     if (rc == MPI_SUCCESS && all)
-        rc = PMPI_Comm_dup(comm, &agg->comm);
+        rc = piox_comm_dup_private(comm, &agg->comm);
     if (rc != MPI_SUCCESS || !all) {
         if (agg->fd >= 0)
             close(agg->fd);

@@ -6,6 +6,7 @@
 #include "lockless.h"
 #include "own_transfer.h"
 #include "piox_log.h"
+#include "piox_comm.h"
 
 #include <algorithm>
 
@@ -98,10 +99,9 @@ int attach(MPI_File fh, MPI_Comm comm, const char *filename, int amode, bool loc
     file->fh = fh;
     file->filename = filename;
     file->options = options;
-    int rc = PMPI_Comm_dup(comm, &file->comm);
+    int rc = piox_comm_dup_private(comm, &file->comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    PMPI_Comm_set_errhandler(file->comm, MPI_ERRORS_RETURN);
     open_own_descriptor(*file, amode);
     file->lockless = lockless;
     if (lockless && (rc = create_lock(*file)) != MPI_SUCCESS) {

@@ -50,12 +50,18 @@ int added_error_code(int error_class, const std::string &text)
 
 }  // namespace
 
-int error_code(int error_class, const std::string &message)
+int error_code(int error_class, const std::string &message, int cause)
 {
-    const std::string text = "piox: " + message;
+    std::string text = "piox: " + message;
+    // MPICH's stack prints the cause's own lines below ours.
     if (MpichCreateCode create = mpich_create_code())
-        return create(MPI_SUCCESS, /* recoverable */ 0, "piox", 0, error_class, "**io", "%s",
-                      text.c_str());
+        return create(cause, /* recoverable */ 0, "piox", 0, error_class, "**io", "%s", text.c_str());
+    if (cause != MPI_SUCCESS) {
+        char why[MPI_MAX_ERROR_STRING];
+        int length = 0;
+        if (PMPI_Error_string(cause, why, &length) == MPI_SUCCESS)
+            text += std::string(": ") + why;
+    }
     return added_error_code(error_class, text);
 }
 
@@ -78,9 +84,9 @@ int raise_code(MPI_File fh, int code)
     return code;
 }
 
-int raise_error(MPI_File fh, int error_class, const std::string &message)
+int raise_error(MPI_File fh, int error_class, const std::string &message, int cause)
 {
-    return raise_code(fh, error_code(error_class, message));
+    return raise_code(fh, error_code(error_class, message, cause));
 }
 
 }  // namespace piox::mpiio

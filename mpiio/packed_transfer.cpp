@@ -3,6 +3,7 @@
 
 #include "instantiate.h"
 #include "next.h"
+#include "piox_comm.h"
 
 #include <algorithm>
 #include <climits>
@@ -51,9 +52,8 @@ MPI_Comm create_pack_comm()
 {
     static MPI_Comm comm = MPI_COMM_NULL;
     int keyval = MPI_KEYVAL_INVALID;
-    if (PMPI_Comm_dup(MPI_COMM_SELF, &comm) != MPI_SUCCESS)
+    if (piox_comm_dup_private(MPI_COMM_SELF, &comm) != MPI_SUCCESS)
         return MPI_COMM_SELF;
-    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     // MPI_Finalize deletes MPI_COMM_SELF's attributes first: the duplicate goes then.
     if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_pack_comm, &keyval, nullptr) ==
         MPI_SUCCESS)

@@ -3,6 +3,7 @@
 
 #include "piox_log.h"
 #include "piox_node.h"
+#include "piox_comm.h"
 
 namespace piox::mpiio {
 
@@ -19,7 +20,7 @@ int attach(MPI_Comm comm, const char *filename, MPI_Offset initial, const SfpOpt
     int rc = piox_comm_on_one_node(comm, &one_node);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = PMPI_Comm_dup(comm, &file->comm);
+    rc = piox_comm_dup_private(comm, &file->comm);
     if (rc != MPI_SUCCESS)
         return rc;
     rc = piox_sfp_create(file->comm, initial, options.transport, &file->pointer);

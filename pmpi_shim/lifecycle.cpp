@@ -43,20 +43,21 @@ int initial_position(MPI_Comm comm, MPI_File fh, int amode, MPI_Offset *position
     return rc != MPI_SUCCESS ? rc : rc2 != MPI_SUCCESS ? rc2 : all_ok ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
-// Collective, right after the library opened the file: piox's state of it.
-const char *attach_parts(FileRecord &record, MPI_Comm comm, const FileConfig &config)
+// Collective, right after the library opened the file: piox's state of it. On
+// failure, what failed, and in *cause the error code of why.
+const char *attach_parts(FileRecord &record, MPI_Comm comm, const FileConfig &config, int *cause)
 {
     mpiio::OpenFile &file = record.file;
     const char *name = file.filename.c_str();
-    if (initial_position(comm, file.fh, file.amode, &file.position) != MPI_SUCCESS)
+    if ((*cause = initial_position(comm, file.fh, file.amode, &file.position)) != MPI_SUCCESS)
         return "cannot find the end of the file for MPI_MODE_APPEND";
     // The library's pointer starts at 0 (piox keeps MPI_MODE_APPEND from it).
     file.library_pointer_in_step = file.position == 0;
     if (config.sfp &&
-        mpiio::attach(comm, name, file.position, config.sfp_options, &file.sfp) != MPI_SUCCESS)
+        (*cause = mpiio::attach(comm, name, file.position, config.sfp_options, &file.sfp)) != MPI_SUCCESS)
         return "cannot create the shared file pointer";
-    if (config.atomic && mpiio::attach(file.fh, comm, name, file.amode, file.lockless,
-                                       config.atomic_options, &file.atomic) != MPI_SUCCESS)
+    if (config.atomic && (*cause = mpiio::attach(file.fh, comm, name, file.amode, file.lockless,
+                                                 config.atomic_options, &file.atomic)) != MPI_SUCCESS)
         return "cannot set up atomic mode";
     return nullptr;
 }
@@ -107,11 +108,16 @@ int File_open(decltype(&PMPI_File_open) next, MPI_Comm comm, const char *filenam
     file.filename = filename;
     file.amode = amode;
     file.lockless = lockless;
-    if (const char *failed = attach_parts(*record, comm, config)) {
+    int cause = MPI_SUCCESS;
+    if (const char *failed = attach_parts(*record, comm, config, &cause)) {
         release_parts(*record);
         PMPI_File_close(fh);
-        return mpiio::raise_error(MPI_FILE_NULL, MPI_ERR_OTHER,
-                                  std::string("MPI_File_open of '") + filename + "': " + failed);
+        // The cause's class where it has one (MPI_ERR_OTHER when communicators run out).
+        int error_class = MPI_ERR_OTHER;
+        if (cause == MPI_SUCCESS || PMPI_Error_class(cause, &error_class) != MPI_SUCCESS)
+            error_class = MPI_ERR_OTHER;
+        return mpiio::raise_error(MPI_FILE_NULL, error_class,
+                                  std::string("MPI_File_open of '") + filename + "': " + failed, cause);
     }
     attach_locality(comm, amode, info, config, file);
     file_registry().add(*fh, std::move(record));

@@ -139,6 +139,27 @@ def test_bad_input_reports_errors(ranks, any_dir, mpirun, program):
     passed(mpirun(ranks, [program("errors"), any_dir]))
 
 
+def test_running_out_of_communicators_is_an_error_that_says_why(tmp_path, mpirun, program):
+    """Every open takes communicator contexts, which MPICH has 2,048 of a process:
+    ROMIO's duplicate, and piox's for the shared pointer and atomic mode. Files opened
+    and kept open until one fails: at 2 ranks it is piox's part of the open, which must
+    fail on every rank with MPI_ERR_OTHER and MPICH's reason under piox's line, and
+    leave the files already open working and the job able to go on once they are
+    closed (many_files.c checks every file's records). Before, piox's duplicate
+    called MPI_COMM_WORLD's handler and aborted the job, as stock MPICH 4.0.2 still
+    does after about 1,020 files (ROMIO's duplicate; with MPI_COMM_WORLD's errors
+    returning, it dies with SIGSEGV inside MPI_File_open instead)."""
+    result = mpirun(2, [program("many_files"), tmp_path, "4000"])
+    passed(result)
+    opened = int(re.search(r"opened=(\d+)", result.stdout)[1])
+    assert 100 < opened < 4000, result.stdout
+    assert "other_class=1" in result.stdout, result.stdout
+    assert f"piox: MPI_File_open of '{tmp_path}/f{opened}': cannot create the shared file pointer" \
+        in result.stdout, result.stdout
+    assert "Too many communicators" in result.stdout, result.stdout
+    assert len(list(tmp_path.iterdir())) == opened + 2  # the failed one, created, and the last
+
+
 def test_hints_switch_off_and_must_agree(tmp_path, mpirun, program):
     result = mpirun(4, [program("hints"), tmp_path])
     passed(result)
