@@ -114,7 +114,7 @@ int File_open(decltype(&PMPI_File_open) next, MPI_Comm comm, const char *filenam
         PMPI_File_close(fh);
         // The cause's class where it has one (MPI_ERR_OTHER when communicators run out).
         int error_class = MPI_ERR_OTHER;
-        if (cause == MPI_SUCCESS || PMPI_Error_class(cause, &error_class) != MPI_SUCCESS)
+        if (cause != MPI_SUCCESS && PMPI_Error_class(cause, &error_class) != MPI_SUCCESS)
             error_class = MPI_ERR_OTHER;
         return mpiio::raise_error(MPI_FILE_NULL, error_class,
                                   std::string("MPI_File_open of '") + filename + "': " + failed, cause);

@@ -188,8 +188,10 @@ void Runtime::record_the_end(MPI_Comm comm)
     if (!checkpoint_.is_open())
         return;
     for (;;) {
-        if (save_progress() == DESYNC_SUCCESS)
-            finish_saving();
+        // A failure is fail()'s, and goes into the agreement below; what was started
+        // is waited for all the same.
+        save_progress();
+        finish_saving();
         // {any failed, the last version written everywhere, the last recorded (the map's)}
         int agreed[3] = {error_ != DESYNC_SUCCESS || other_failed_ || generation_ != 0, -saved_through_,
                          saved_complete_};

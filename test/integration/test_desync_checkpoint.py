@@ -137,9 +137,8 @@ def test_a_torn_record_after_a_crash_is_used_or_refused(mpirun, tmp_path, expect
     makes a second fault, and the restart must refuse the file rather than resume
     from mixed blocks; if the slot is whole it must resume from it."""
     path = crash(mpirun, tmp_path)
-    valid = records(path)
-    other_whole = slot_holds(path, 1 - max(valid, key=valid.get), min(valid.values()))
-    valid, other_slot = tear_newest_record(path)
+    valid, other_slot = tear_newest_record(path)  # the record only: the slots' blocks stay
+    other_whole = slot_holds(path, other_slot, valid[other_slot])
     done = jacobi(mpirun, 4, tmp_path / "grid", path)
     if not other_whole:
         assert done.returncode == 1 and "is damaged: the record of block (0, " in done.stderr, done.stderr
