@@ -179,10 +179,13 @@ void Runtime::finish_saving()
 // Collective, at the end: the versions written since the map's last record are
 // recorded too, and the blocks that waited for that record written and recorded in
 // turn, so that a finished job run again resumes from its last version and neither
-// slot is left holding blocks newer than its record names. Each round records at
-// least one version more or ends. Skipped after a failure or a loss, where whose
-// share is written is the map's business; the records then stay as the map left
-// them, which a restart handles as it would a crash.
+// slot is left holding blocks newer than its record names. The map's last record
+// reaches the other processes in its messages, which may not have arrived: the
+// agreement carries it, and a process that learns of it there goes round again to
+// write the blocks it held back for it. Each round records at least one version
+// more, or spreads the record, or ends. Skipped after a failure or a loss, where
+// whose share is written is the map's business; the records then stay as the map
+// left them, which a restart handles as it would a crash.
 void Runtime::record_the_end(MPI_Comm comm)
 {
     if (!checkpoint_.is_open())
@@ -192,16 +195,24 @@ void Runtime::record_the_end(MPI_Comm comm)
         // is waited for all the same.
         save_progress();
         finish_saving();
-        // {any failed, the last version written everywhere, the last recorded (the map's)}
-        int agreed[3] = {error_ != DESYNC_SUCCESS || other_failed_ || generation_ != 0, -saved_through_,
-                         saved_complete_};
-        if (MPI_Allreduce(MPI_IN_PLACE, agreed, 3, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) {
+        // {any failed, the last version written everywhere, the last recorded (the
+        // map's), the oldest record a process knows of}
+        int agreed[4] = {error_ != DESYNC_SUCCESS || other_failed_ || generation_ != 0, -saved_through_,
+                         saved_complete_, -saved_complete_};
+        if (MPI_Allreduce(MPI_IN_PLACE, agreed, 4, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) {
             fail(DESYNC_ERR_MPI, "agreeing on the checkpoint's last version failed");
             break;
         }
         int everywhere = -agreed[1];
-        if (agreed[0] || everywhere <= agreed[2])
+        bool someone_behind = -agreed[3] < agreed[2];
+        saved_complete_ = agreed[2];
+        if (agreed[0])
             break;
+        if (everywhere <= saved_complete_) {
+            if (someone_behind)
+                continue; // its held-back blocks may be written now
+            break;
+        }
         int rc = DESYNC_SUCCESS;
         std::string why;
         if (channel_.rank() == 0)
