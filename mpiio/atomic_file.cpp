@@ -6,7 +6,6 @@
 #include "lockless.h"
 #include "own_transfer.h"
 #include "piox_log.h"
-#include "piox_comm.h"
 
 #include <algorithm>
 
@@ -99,14 +98,12 @@ int attach(MPI_File fh, MPI_Comm comm, const char *filename, int amode, bool loc
     file->fh = fh;
     file->filename = filename;
     file->options = options;
-    int rc = piox_comm_dup_private(comm, &file->comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    file->comm = comm;
     open_own_descriptor(*file, amode);
     file->lockless = lockless;
+    int rc = MPI_SUCCESS;
     if (lockless && (rc = create_lock(*file)) != MPI_SUCCESS) {
         close_own_descriptor(*file);
-        PMPI_Comm_free(&file->comm);
         return rc;
     }
     *out = std::move(file);
@@ -121,8 +118,7 @@ int detach(AtomicFile &file)
     close_own_descriptor(file);
     if (file.lock != nullptr)
         rc = piox_lock_free(&file.lock);
-    int rc2 = PMPI_Comm_free(&file.comm);
-    return rc != MPI_SUCCESS ? rc : rc2;
+    return rc;
 }
 
 void view_changed(AtomicFile &file)

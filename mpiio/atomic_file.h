@@ -51,7 +51,7 @@ struct AccessMap {
 
 struct AtomicFile {
     MPI_File fh = MPI_FILE_NULL;
-    MPI_Comm comm = MPI_COMM_NULL;  // private duplicate of the opening communicator
+    MPI_Comm comm = MPI_COMM_NULL;  // the file's private communicator (OpenFile::comm), lent
     std::string filename;
     AtomicOptions options;
     bool atomic = false;
@@ -75,7 +75,8 @@ struct AtomicFile {
     std::string saved_ds_write;
 };
 
-// Collective over comm, right after the library opened fh (duplicates comm).
+// Collective over comm (the file's private communicator, which must outlive the
+// part), right after the library opened fh.
 int attach(MPI_File fh, MPI_Comm comm, const char *filename, int amode, bool lockless,
            const AtomicOptions &options, std::unique_ptr<AtomicFile> *out);
 
@@ -87,7 +88,7 @@ inline bool takes_over(const AtomicFile &file, bool write)
     return file.atomic || (file.lockless && write);
 }
 
-// Collective (MPI_File_close): frees the lock and the communicator.
+// Collective (MPI_File_close): frees the lock (not the communicator lent to attach).
 int detach(AtomicFile &file);
 
 // After every MPI_File_set_view: the flattened view is stale.

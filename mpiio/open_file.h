@@ -56,6 +56,12 @@ struct OpenFile {
     // pointer, and land exactly where stock puts them (transfer.h).
     bool library_pointer_in_step = true;
     SplitCollective split;
+    // A private duplicate of the opening communicator, made once for the parts below
+    // that talk among the file's processes (shared pointer, atomic mode) and lent to
+    // them: one context per file instead of one per part (the contexts run out, at
+    // 2,048 a process in MPICH). Their talk is collective, in the order of the
+    // program's collective calls, so it cannot cross.
+    MPI_Comm comm = MPI_COMM_NULL;
     std::unique_ptr<SfpFile> sfp;        // null when the library keeps the shared pointer
     std::unique_ptr<AtomicFile> atomic;  // null when the library keeps atomic mode
     // Reads see the file's chunks in another order (locality remapping, opted into),

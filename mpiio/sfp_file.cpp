@@ -2,8 +2,6 @@
 #include "sfp_file.h"
 
 #include "piox_log.h"
-#include "piox_node.h"
-#include "piox_comm.h"
 
 namespace piox::mpiio {
 
@@ -12,22 +10,10 @@ int attach(MPI_Comm comm, const char *filename, MPI_Offset initial, const SfpOpt
 {
     auto file = std::make_unique<SfpFile>();
     file->options = options;
-    // Asked of the caller's communicator before it is duplicated: the answer is kept
-    // there and copied to the duplicates, so the transport's choice below, atomic
-    // mode's lock and every later file opened on it (or on a duplicate, as HDF5
-    // makes for each file) skip the question's five collectives.
-    int one_node = 0;
-    int rc = piox_comm_on_one_node(comm, &one_node);
+    file->comm = comm;
+    int rc = piox_sfp_create(file->comm, initial, options.transport, &file->pointer);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = piox_comm_dup_private(comm, &file->comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    rc = piox_sfp_create(file->comm, initial, options.transport, &file->pointer);
-    if (rc != MPI_SUCCESS) {
-        PMPI_Comm_free(&file->comm);
-        return rc;
-    }
     piox_debug("'%s': shared file pointer over %s, initial position %lld, ordered I/O %s",
                filename, piox_sfp_transport_name(file->pointer),
                static_cast<long long>(initial),
@@ -38,9 +24,7 @@ int attach(MPI_Comm comm, const char *filename, MPI_Offset initial, const SfpOpt
 
 int detach(SfpFile &file)
 {
-    int rc = piox_sfp_free(&file.pointer);
-    int rc2 = PMPI_Comm_free(&file.comm);
-    return rc != MPI_SUCCESS ? rc : rc2;
+    return piox_sfp_free(&file.pointer);
 }
 
 int reset_shared_pointer(SfpFile &file)

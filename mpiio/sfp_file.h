@@ -24,17 +24,18 @@ struct SfpOptions {
 };
 
 struct SfpFile {
-    MPI_Comm comm = MPI_COMM_NULL;  // private duplicate of the opening communicator
+    MPI_Comm comm = MPI_COMM_NULL;  // the file's private communicator (OpenFile::comm), lent
     SfpOptions options;
     piox_sfp *pointer = nullptr;
 };
 
-// Collective over comm, right after the library opened the file: the pointer starts
-// at `initial` (etypes; the end of the file for MPI_MODE_APPEND).
+// Collective over comm (the file's private communicator, which must outlive the
+// part), right after the library opened the file: the pointer starts at `initial`
+// (etypes; the end of the file for MPI_MODE_APPEND).
 int attach(MPI_Comm comm, const char *filename, MPI_Offset initial, const SfpOptions &options,
            std::unique_ptr<SfpFile> *out);
 
-// Collective: frees the shared pointer.
+// Collective: frees the shared pointer (not the communicator lent to attach).
 int detach(SfpFile &file);
 
 // Collective (MPI_File_set_view): the pointer back to 0.

@@ -4,7 +4,9 @@
 #include "config.h"
 #include "errors.h"
 #include "locality_open.h"
+#include "piox_comm.h"
 #include "piox_log.h"
+#include "piox_node.h"
 #include "registry.h"
 #include "route.h"
 #include "stats.h"
@@ -29,6 +31,8 @@ void release_parts(FileRecord &record)
     detach_locality(file);
     file.sfp.reset();
     file.atomic.reset();
+    if (file.comm != MPI_COMM_NULL && PMPI_Comm_free(&file.comm) != MPI_SUCCESS)
+        piox_warn("closing '%s': freeing piox's communicator failed", name);
 }
 
 // Collective: where both pointers start. With MPI_MODE_APPEND, at the end of the
@@ -53,10 +57,20 @@ const char *attach_parts(FileRecord &record, MPI_Comm comm, const FileConfig &co
         return "cannot find the end of the file for MPI_MODE_APPEND";
     // The library's pointer starts at 0 (piox keeps MPI_MODE_APPEND from it).
     file.library_pointer_in_step = file.position == 0;
-    if (config.sfp &&
-        (*cause = mpiio::attach(comm, name, file.position, config.sfp_options, &file.sfp)) != MPI_SUCCESS)
+    if (!config.sfp && !config.atomic)
+        return nullptr;
+    // Asked of the caller's communicator before it is duplicated: the answer is kept
+    // there and copied to the duplicates, so the shared pointer's transport, atomic
+    // mode's lock and every later file opened on it (or on a duplicate, as HDF5
+    // makes for each file) skip the question's five collectives.
+    int one_node = 0;
+    if ((*cause = piox_comm_on_one_node(comm, &one_node)) != MPI_SUCCESS ||
+        (*cause = piox_comm_dup_private(comm, &file.comm)) != MPI_SUCCESS)
+        return "cannot make piox's communicator for the file";
+    if (config.sfp && (*cause = mpiio::attach(file.comm, name, file.position, config.sfp_options,
+                                              &file.sfp)) != MPI_SUCCESS)
         return "cannot create the shared file pointer";
-    if (config.atomic && (*cause = mpiio::attach(file.fh, comm, name, file.amode, file.lockless,
+    if (config.atomic && (*cause = mpiio::attach(file.fh, file.comm, name, file.amode, file.lockless,
                                                  config.atomic_options, &file.atomic)) != MPI_SUCCESS)
         return "cannot set up atomic mode";
     return nullptr;
