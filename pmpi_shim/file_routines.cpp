@@ -7,6 +7,7 @@
 #include "errors.h"
 #include "registry.h"
 #include "sequential.h"
+#include "view_agreement.h"
 
 #include <cstring>
 #include <string>
@@ -75,9 +76,10 @@ int File_set_view(decltype(&PMPI_File_set_view) next, FileRecord *record, MPI_Fi
     // MPI_File_set_view resets the shared pointer to zero (MPI-3.1 13.3). Every
     // process takes part, even one whose set_view failed, so that none is left waiting.
     const int reset = file.sfp != nullptr ? mpiio::reset_shared_pointer(*file.sfp) : MPI_SUCCESS;
+    const int agreed = mpiio::check_view_agrees(file, etype, datarep, rc == MPI_SUCCESS);
     if (rc != MPI_SUCCESS)
         return rc;  // the library already invoked the error handler
-    return mpiio::raise_code(fh, reset);
+    return mpiio::raise_code(fh, reset != MPI_SUCCESS ? reset : agreed);
 }
 
 int File_get_info(decltype(&PMPI_File_get_info) next, FileRecord *record, MPI_File fh,

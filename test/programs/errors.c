@@ -1,7 +1,8 @@
 /*
  * errors DIR - bad input to the shared-pointer routines is reported through the
  * file's error handler with the right error class, never an abort, and a refused
- * access never moves the shared pointer. Every file's error handler is the default
+ * access never moves the shared pointer; MPI_File_set_view arguments that must agree
+ * and do not are MPI_ERR_NOT_SAME on every process. Every file's error handler is the default
  * MPI_ERRORS_RETURN except where a test installs its own.
  */
 #include "testlib.h"
@@ -92,6 +93,35 @@ static void test_bad_seeks_and_split(MPI_File fh)
     CHECK_ERROR_CLASS(MPI_File_get_position_shared(fh, NULL), MPI_ERR_ARG);
 }
 
+/* MPI_File_set_view's data representation and etype extent must be the same on
+ * every process (MPI-3.1 13.3); filetypes and displacements may differ. */
+static void test_views_that_must_agree(MPI_File fh)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    char message[MPI_MAX_ERROR_STRING];
+    int len = 0, code;
+    /* Same extent, different types and displacements: fine. */
+    CHECK_MPI(MPI_File_set_view(fh, 4 * rank, rank % 2 ? MPI_FLOAT : MPI_INT, MPI_INT, "native",
+                                MPI_INFO_NULL));
+    if (size < 2)
+        return;
+    CHECK_MPI(MPI_File_seek_shared(fh, 1, MPI_SEEK_SET));
+    MPI_Datatype type = rank == 0 ? MPI_DOUBLE : MPI_INT;
+    code = MPI_File_set_view(fh, 0, type, type, "native", MPI_INFO_NULL);
+    CHECK_ERROR_CLASS(code, MPI_ERR_NOT_SAME);
+    MPI_Error_string(code, message, &len);
+    CHECK(strstr(message, "etype's extent differs") != NULL, "error string \"%s\"", message);
+    code = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, rank == 0 ? "native" : "external32", MPI_INFO_NULL);
+    CHECK_ERROR_CLASS(code, MPI_ERR_NOT_SAME);
+    MPI_Error_string(code, message, &len);
+    CHECK(strstr(message, "data representation differs") != NULL, "error string \"%s\"", message);
+    /* The names are case-blind, as ROMIO's are. */
+    CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, rank == 0 ? "native" : "NATIVE", MPI_INFO_NULL));
+    CHECK(shared_position(fh) == 0, "set_view left the shared pointer at %lld", (long long)shared_position(fh));
+}
+
 static int handler_class = -1;
 static void remember_class(MPI_File *fh, int *code, ...)
 {
@@ -143,6 +173,7 @@ int main(int argc, char **argv)
     test_bad_counts_and_types(fh);
     test_bad_seeks_and_split(fh);
     test_user_error_handler(fh);
+    test_views_that_must_agree(fh);
     CHECK_MPI(MPI_File_close(&fh));
     test_closed_handles();
 
