@@ -9,6 +9,7 @@
 //   desync_test_stop  RANK:VERSION[:SECONDS], a test's logical crash (NOTES.md 2.6)
 //   desync_checkpoint PATH, with desync_checkpoint_block BYTES (the largest block)
 //   desync_test_abort RANK:VERSION, a test's crash of the whole job
+//   desync_test_late_records RANK, a test's process the map's records reach late
 #include "job.h"
 
 #include "desync.h"
@@ -56,7 +57,7 @@ std::string Job::canonical() const
            ";" + std::to_string(replicate) + ";" + std::to_string(loss_timeout) + ";" + std::to_string(stop.rank) +
            ":" + std::to_string(stop.version) + ":" + std::to_string(stop.pause) + ";" + checkpoint +
            ";" + std::to_string(checkpoint_block) + ";" + std::to_string(abort.rank) + ":" +
-           std::to_string(abort.version);
+           std::to_string(abort.version) + ";" + std::to_string(late_records);
 }
 
 std::string Job::checkpoint_identity() const
@@ -239,7 +240,8 @@ bool parse_stop(const std::string &text, int processes, Job *job, std::string *w
     return true;
 }
 
-// desync_checkpoint=PATH with desync_checkpoint_block=BYTES; desync_test_abort.
+// desync_checkpoint=PATH with desync_checkpoint_block=BYTES; desync_test_abort and
+// desync_test_late_records.
 bool parse_checkpoint(MPI_Info info, int processes, Job *job, std::string *why)
 {
     std::string text;
@@ -281,6 +283,14 @@ bool parse_checkpoint(MPI_Info info, int processes, Job *job, std::string *why)
             return false;
         }
     }
+    if (read_hint(info, "desync_test_late_records", &text)) {
+        // Rank 0 holds the map: it makes the records.
+        if (job->checkpoint.empty() || !parse_int(text, 1, processes - 1, &job->late_records)) {
+            *why = "desync_test_late_records=\"" + text + "\": expected a RANK from 1 to " +
+                   std::to_string(processes - 1) + ", with desync_checkpoint";
+            return false;
+        }
+    }
     return true;
 }
 
@@ -298,7 +308,8 @@ int parse_job(MPI_Info info, int processes, Job *job, std::string *why)
     static const char *const known[] = {"desync_files", "desync_chunks", "desync_window",
                                         "desync_rebalance", "desync_balance", "desync_replicate",
                                         "desync_loss_timeout", "desync_test_stop", "desync_checkpoint",
-                                        "desync_checkpoint_block", "desync_test_abort"};
+                                        "desync_checkpoint_block", "desync_test_abort",
+                                        "desync_test_late_records"};
     for (int i = 0; i < keys; i++) {
         char key[MPI_MAX_INFO_KEY + 1];
         MPI_Info_get_nthkey(info, i, key);

@@ -44,6 +44,11 @@ struct Job {
     struct Abort {
         int rank = -1, version = 0;
     } abort;
+    // A test's late messages (desync_test_late_records=RANK): the map's checkpoint
+    // records never reach that process while the job runs, as if its messages were
+    // always late, so its blocks past the first two written versions wait; it learns
+    // the records at the end (record_the_end). -1: none.
+    int late_records = -1;
 
     const FileShape *file(int id) const;
     std::string canonical() const; // the same text on every rank that passed the same job

@@ -225,7 +225,8 @@ int Runtime::handle(const Message &m)
         if (table.size() < FRONTIER_HEADER)
             return fail(DESYNC_ERR_MPI, "a malformed frontier table arrived from the map");
         pinned_from_ = std::max(pinned_from_, table[0]);
-        saved_complete_ = std::max(saved_complete_, table[1]);
+        if (job_.late_records != channel_.rank())
+            saved_complete_ = std::max(saved_complete_, table[1]);
         if (table[2] > charge_window_)
             begin_charge_window(table[2]);
         for (size_t l = FRONTIER_HEADER; l < table.size() && l - FRONTIER_HEADER < frontier_.size(); l++)

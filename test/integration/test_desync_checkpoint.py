@@ -131,6 +131,28 @@ def test_a_torn_record_leaves_the_other_slot(mpirun, tmp_path, expected):
     assert stat(done.stdout, "resumed_from") == valid[other_slot]
 
 
+def test_records_that_reach_a_process_late_still_end_with_the_last_version(mpirun, tmp_path, expected):
+    """The other processes learn the map's records from its messages. One that has not
+    heard of the last record holds back the blocks waiting for it, and the end must
+    still write and record them (stop 48's CI: a finished job's older slot held
+    version 40 under record 30). desync_test_late_records makes rank 2 hear of no
+    record until the end, so its blocks from version 2R on all wait."""
+    path = tmp_path / "checkpoint"
+    first = jacobi(mpirun, 4, tmp_path / "first", path, "--hint", "desync_test_late_records=2")
+    assert first.returncode == 0, first.stderr
+    assert (tmp_path / "first").read_bytes() == expected
+    last = VERSIONS // R * R
+    valid = records(path)
+    assert sorted(valid.values()) == [last - R, last], valid
+    for slot, version in valid.items():
+        assert slot_holds(path, slot, version), (slot, version)
+    again = jacobi(mpirun, 4, tmp_path / "again", path)
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "again").read_bytes() == expected
+    assert stat(again.stdout, "resumed_from") == last
+    assert stat(again.stdout, "computed") == (N // BLOCK) ** 2 * (VERSIONS - last)
+
+
 def test_a_torn_record_after_a_crash_is_used_or_refused(mpirun, tmp_path, expected):
     """After a crash the other slot may be half rewritten for a newer version (allowed:
     its version was no longer the newest). Tearing the newest record by hand then
@@ -202,6 +224,9 @@ def test_a_file_that_is_not_this_jobs_checkpoint_is_left_alone(mpirun, tmp_path,
     (["desync_checkpoint_block=0"], 'desync_checkpoint_block="0"'),
     (["desync_test_abort=4:1"], "RANK from 0 to 3"),
     (["desync_test_abort=1"], 'desync_test_abort="1"'),
+    (["desync_test_late_records=1"], "with desync_checkpoint"),  # no checkpoint
+    (["desync_replicate=5", "desync_checkpoint=/tmp/x", "desync_checkpoint_block=128",
+      "desync_test_late_records=0"], 'desync_test_late_records="0"'),  # the map's own rank
 ])
 def test_bad_checkpoint_hints_are_refused(mpirun, tmp_path, words, message):
     hints = [argument for word in words for argument in ("--hint", word)]
