@@ -101,8 +101,8 @@ int File_seek_shared(OpenFile &file, MPI_Offset offset, int whence)
     if (whence == MPI_SEEK_END) {
         // Measure the end once every earlier access has completed: wait for all
         // processes, let rank 0 measure, and share its answer.
-        int rank = 0, rc = PMPI_Barrier(file.sfp->comm);
-        PMPI_Comm_rank(file.sfp->comm, &rank);
+        int rank = 0, rc = PMPI_Barrier(file.comm);
+        PMPI_Comm_rank(file.comm, &rank);
         int64_t end[2] = {0, MPI_SUCCESS};
         if (rc == MPI_SUCCESS && rank == 0) {
             MPI_Offset position = 0;
@@ -110,7 +110,7 @@ int File_seek_shared(OpenFile &file, MPI_Offset offset, int whence)
             end[0] = position;
         }
         if (rc == MPI_SUCCESS)
-            rc = PMPI_Bcast(end, 2, MPI_INT64_T, 0, file.sfp->comm);
+            rc = PMPI_Bcast(end, 2, MPI_INT64_T, 0, file.comm);
         if (rc == MPI_SUCCESS)
             rc = static_cast<int>(end[1]);
         if (rc != MPI_SUCCESS)

@@ -50,7 +50,7 @@ int resolve_sequential_view(OpenFile &file, MPI_Offset *disp, MPI_Datatype etype
                                    "MPI_MODE_SEQUENTIAL must be types without holes");
     // Every process's earlier accesses have claimed their part of the file once all
     // have entered the call.
-    int rc = PMPI_Barrier(file.sfp->comm);
+    int rc = PMPI_Barrier(file.comm);
     MPI_Offset position = 0;
     if (rc == MPI_SUCCESS)
         rc = piox_sfp_read(file.sfp->pointer, &position);

@@ -10,8 +10,7 @@ int attach(MPI_Comm comm, const char *filename, MPI_Offset initial, const SfpOpt
 {
     auto file = std::make_unique<SfpFile>();
     file->options = options;
-    file->comm = comm;
-    int rc = piox_sfp_create(file->comm, initial, options.transport, &file->pointer);
+    int rc = piox_sfp_create(comm, initial, options.transport, &file->pointer);
     if (rc != MPI_SUCCESS)
         return rc;
     piox_debug("'%s': shared file pointer over %s, initial position %lld, ordered I/O %s",

@@ -23,15 +23,16 @@ struct SfpOptions {
     bool collective_ordered_io = false;
 };
 
+// Its collectives besides the pointer's own use the file's private communicator
+// (OpenFile::comm).
 struct SfpFile {
-    MPI_Comm comm = MPI_COMM_NULL;  // the file's private communicator (OpenFile::comm), lent
     SfpOptions options;
     piox_sfp *pointer = nullptr;
 };
 
-// Collective over comm (the file's private communicator, which must outlive the
-// part), right after the library opened the file: the pointer starts at `initial`
-// (etypes; the end of the file for MPI_MODE_APPEND).
+// Collective over comm (the file's private communicator), right after the library
+// opened the file: the pointer starts at `initial` (etypes; the end of the file for
+// MPI_MODE_APPEND).
 int attach(MPI_Comm comm, const char *filename, MPI_Offset initial, const SfpOptions &options,
            std::unique_ptr<SfpFile> *out);
 

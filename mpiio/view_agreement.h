@@ -15,8 +15,9 @@ namespace piox::mpiio {
 // Collective over file.comm (nothing to do without it), after the library's
 // MPI_File_set_view, which succeeded on this process when set_here: MPI_SUCCESS, or
 // on every process an MPI_ERR_NOT_SAME code (not yet raised) when the views were set
-// everywhere with different data representations or etype extents. The views stay as the library set them: the call was erroneous. A process
-// whose set_view failed reports its own error, and the others are not checked.
+// everywhere with different data representations or etype extents. The views stay
+// as the library set them: the call was erroneous. A process whose set_view failed
+// reports its own error, and the others are not checked.
 int check_view_agrees(const OpenFile &file, MPI_Datatype etype, const char *datarep, bool set_here);
 
 }  // namespace piox::mpiio

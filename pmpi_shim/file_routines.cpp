@@ -133,7 +133,7 @@ int File_set_info(decltype(&PMPI_File_set_info) next, FileRecord *record, MPI_Fi
     if (sfp != nullptr && ordered_io != sfp->options.collective_ordered_io) {
         // Ordered routines are collective: every process must move the data alike.
         int mine[2] = {ordered_io, -ordered_io}, all[2] = {0, 0};
-        rc = PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, sfp->comm);
+        rc = PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, record->file.comm);
         if (rc != MPI_SUCCESS)
             return mpiio::raise_code(fh, rc);
         if (all[0] != -all[1])
